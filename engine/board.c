@@ -1,0 +1,314 @@
+/* board.c - stones, play/undo and the incremental pattern upkeep (see board.h). */
+#include "board.h"
+
+#include <string.h>
+
+const int board_dir[4] = {1, BOARD_STRIDE, BOARD_STRIDE + 1, BOARD_STRIDE - 1};
+
+static uint64_t zobrist_stone[2][BOARD_CELLS];
+static uint64_t zobrist_side;
+static uint64_t zobrist_setup[RULE_COUNT][BOARD_MAX_SIZE + 1];
+static bool tables_ready;
+
+/* The candidate neighbourhood: the 5x5 square around a stone plus the line
+ * points three steps away. */
+#define NEAR_COUNT 32
+static int near_offset[NEAR_COUNT];
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+bool board_init_tables(void)
+{
+    if (tables_ready) return true;
+    if (!pattern_init()) return false;
+    uint64_t seed = 0x676F6D6F6B7564ull; /* fixed: keys are the same in every run */
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < BOARD_CELLS; i++) zobrist_stone[c][i] = splitmix64(&seed);
+    zobrist_side = splitmix64(&seed);
+    for (int r = 0; r < RULE_COUNT; r++)
+        for (int s = 0; s <= BOARD_MAX_SIZE; s++) zobrist_setup[r][s] = splitmix64(&seed);
+    int n = 0;
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++)
+            if (dx || dy) near_offset[n++] = dy * BOARD_STRIDE + dx;
+    for (int d = 0; d < 4; d++) {
+        near_offset[n++] = 3 * board_dir[d];
+        near_offset[n++] = -3 * board_dir[d];
+    }
+    tables_ready = true;
+    return true;
+}
+
+uint64_t board_base_key(int size, Rule rule) { return zobrist_setup[rule][size]; }
+
+static inline uint16_t pat4_of(const Cell *c, int side)
+{
+    int sh = side ? 4 : 0;
+    return (uint16_t)((c->pat[0] >> sh & 15) | (c->pat[1] >> sh & 15) << 4 | (c->pat[2] >> sh & 15) << 8 |
+                      (c->pat[3] >> sh & 15) << 12);
+}
+
+/* Threat levels of an empty cell from its four patterns. */
+static inline void set_threats(const Board *b, Cell *c)
+{
+    c->threat[0] = (uint8_t)threat_of(pat4_of(c, 0), b->rule == RULE_RENJU);
+    c->threat[1] = (uint8_t)threat_of(pat4_of(c, 1), false);
+}
+
+static inline void count_cell(Board *b, const Cell *c, int delta)
+{
+    for (int d = 0; d < 4; d++) {
+        b->pcount[0][c->pat[d] & 15] += delta;
+        b->pcount[1][c->pat[d] >> 4] += delta;
+    }
+    b->tcount[0][c->threat[0]] += delta;
+    b->tcount[1][c->threat[1]] += delta;
+}
+
+/* Re-reads the pattern of an empty cell in direction d after its key
+ * changed, and its threat levels if the pattern did. */
+static inline void refresh(Board *b, Cell *c, int d)
+{
+    uint8_t np = pattern_table[b->rule][c->key[d]], op = c->pat[d];
+    if (np == op) return;
+    b->pcount[0][op & 15]--;
+    b->pcount[0][np & 15]++;
+    b->pcount[1][op >> 4]--;
+    b->pcount[1][np >> 4]++;
+    c->pat[d] = np;
+    uint8_t t0 = c->threat[0], t1 = c->threat[1];
+    set_threats(b, c);
+    b->tcount[0][t0]--;
+    b->tcount[0][c->threat[0]]++;
+    b->tcount[1][t1]--;
+    b->tcount[1][c->threat[1]]++;
+}
+
+static void place(Board *b, Move m, Color color)
+{
+    Cell *cm = &b->cell[m];
+    count_cell(b, cm, -1);
+    cm->stone = (uint8_t)color;
+    b->key ^= zobrist_stone[color - 1][m];
+    for (int d = 0; d < 4; d++) {
+        int step = board_dir[d];
+        for (int k = 1; k <= PATTERN_HALF; k++) {
+            Cell *q = cm - k * step; /* m is at offset +k from q */
+            q->key[d] |= (uint32_t)color << pattern_key_shift(k);
+            if (q->stone == EMPTY) refresh(b, q, d);
+            q = cm + k * step; /* m is at offset -k from q */
+            q->key[d] |= (uint32_t)color << pattern_key_shift(-k);
+            if (q->stone == EMPTY) refresh(b, q, d);
+        }
+    }
+    for (int i = 0; i < NEAR_COUNT; i++) cm[near_offset[i]].near++;
+    int x = MOVE_X(m), y = MOVE_Y(m);
+    if (x < b->x0) b->x0 = x;
+    if (x > b->x1) b->x1 = x;
+    if (y < b->y0) b->y0 = y;
+    if (y > b->y1) b->y1 = y;
+}
+
+static void lift(Board *b, Move m)
+{
+    Cell *cm = &b->cell[m];
+    Color color = (Color)cm->stone;
+    b->key ^= zobrist_stone[color - 1][m];
+    for (int d = 0; d < 4; d++) {
+        int step = board_dir[d];
+        for (int k = 1; k <= PATTERN_HALF; k++) {
+            Cell *q = cm - k * step;
+            q->key[d] &= ~(3u << pattern_key_shift(k));
+            if (q->stone == EMPTY) refresh(b, q, d);
+            q = cm + k * step;
+            q->key[d] &= ~(3u << pattern_key_shift(-k));
+            if (q->stone == EMPTY) refresh(b, q, d);
+        }
+    }
+    for (int i = 0; i < NEAR_COUNT; i++) cm[near_offset[i]].near--;
+    cm->stone = EMPTY;
+    for (int d = 0; d < 4; d++) cm->pat[d] = pattern_table[b->rule][cm->key[d]];
+    set_threats(b, cm);
+    count_cell(b, cm, +1);
+}
+
+void board_play(Board *b, Move m)
+{
+    BoardUndo *u = &b->history[b->nmoves++];
+    u->move = m;
+    u->x0 = (int8_t)b->x0;
+    u->y0 = (int8_t)b->y0;
+    u->x1 = (int8_t)b->x1;
+    u->y1 = (int8_t)b->y1;
+    place(b, m, b->to_move);
+    b->to_move = OPPONENT(b->to_move);
+    b->key ^= zobrist_side;
+}
+
+void board_undo(Board *b)
+{
+    const BoardUndo *u = &b->history[--b->nmoves];
+    lift(b, u->move);
+    b->x0 = u->x0;
+    b->y0 = u->y0;
+    b->x1 = u->x1;
+    b->y1 = u->y1;
+    b->to_move = OPPONENT(b->to_move);
+    b->key ^= zobrist_side;
+}
+
+bool board_reset(Board *b, int size, Rule rule)
+{
+    if (size < BOARD_MIN_SIZE || size > BOARD_MAX_SIZE || (unsigned)rule >= RULE_COUNT) return false;
+    memset(b, 0, sizeof *b);
+    b->size = size;
+    b->rule = rule;
+    b->to_move = BLACK;
+    for (int i = 0; i < BOARD_CELLS; i++) {
+        int x = i % BOARD_STRIDE - BOARD_MARGIN, y = i / BOARD_STRIDE - BOARD_MARGIN;
+        b->cell[i].stone = (x < 0 || y < 0 || x >= size || y >= size) ? WALL : EMPTY;
+    }
+    board_rebuild(b);
+    return true;
+}
+
+void board_rebuild(Board *b)
+{
+    memset(b->pcount, 0, sizeof b->pcount);
+    memset(b->tcount, 0, sizeof b->tcount);
+    b->key = zobrist_setup[b->rule][b->size] ^ (b->to_move == WHITE ? zobrist_side : 0);
+    b->x0 = b->y0 = BOARD_MAX_SIZE;
+    b->x1 = b->y1 = -1;
+    for (int i = 0; i < BOARD_CELLS; i++) {
+        Cell *c = &b->cell[i];
+        memset(c->key, 0, sizeof c->key);
+        memset(c->pat, 0, sizeof c->pat);
+        c->threat[0] = c->threat[1] = 0;
+        c->near = 0;
+    }
+    for (int i = 0; i < BOARD_CELLS; i++) {
+        Cell *c = &b->cell[i];
+        if (c->stone == WALL) continue;
+        for (int d = 0; d < 4; d++)
+            for (int o = -PATTERN_HALF; o <= PATTERN_HALF; o++)
+                if (o) c->key[d] |= (uint32_t)c[o * board_dir[d]].stone << pattern_key_shift(o);
+        if (c->stone == EMPTY) {
+            for (int d = 0; d < 4; d++) c->pat[d] = pattern_table[b->rule][c->key[d]];
+            set_threats(b, c);
+            count_cell(b, c, +1);
+            continue;
+        }
+        b->key ^= zobrist_stone[c->stone - 1][i];
+        for (int k = 0; k < NEAR_COUNT; k++) c[near_offset[k]].near++;
+        int x = MOVE_X(i), y = MOVE_Y(i);
+        if (x < b->x0) b->x0 = x;
+        if (x > b->x1) b->x1 = x;
+        if (y < b->y0) b->y0 = y;
+        if (y > b->y1) b->y1 = y;
+    }
+}
+
+bool board_has_five(const Board *b, Color c)
+{
+    bool exact = b->rule == RULE_STANDARD || (b->rule == RULE_RENJU && c == BLACK);
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (b->cell[m].stone != c) continue;
+            for (int d = 0; d < 4; d++) {
+                int step = board_dir[d];
+                if (b->cell[m - step].stone == c) continue; /* not the start of a run */
+                int n = 1;
+                while (b->cell[m + n * step].stone == c) n++;
+                if (exact ? n == 5 : n >= 5) return true;
+            }
+        }
+    return false;
+}
+
+Move move_parse_notation(const char *s, int size)
+{
+    if (!s) return MOVE_NONE;
+    int col;
+    if (*s >= 'a' && *s <= 'z') col = *s - 'a';
+    else if (*s >= 'A' && *s <= 'Z') col = *s - 'A';
+    else return MOVE_NONE;
+    s++;
+    if (*s < '1' || *s > '9') return MOVE_NONE; /* no sign, no leading zero */
+    int row = 0;
+    for (int i = 0; *s; s++, i++) {
+        if (*s < '0' || *s > '9' || i >= 2) return MOVE_NONE;
+        row = row * 10 + (*s - '0');
+    }
+    if (col >= size || row < 1 || row > size) return MOVE_NONE;
+    return MOVE_XY(col, size - row);
+}
+
+static const char *parse_small_uint(const char *s, int *out)
+{
+    if (*s < '0' || *s > '9') return NULL;
+    int v = 0, digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (++digits > 2) return NULL;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return s;
+}
+
+Move move_parse_xy(const char *s, int size)
+{
+    int x, y;
+    if (!s || !(s = parse_small_uint(s, &x)) || *s++ != ',') return MOVE_NONE;
+    while (*s == ' ') s++;
+    if (!(s = parse_small_uint(s, &y)) || *s) return MOVE_NONE;
+    if (x >= size || y >= size) return MOVE_NONE;
+    return MOVE_XY(x, y);
+}
+
+Move move_parse(const char *s, int size)
+{
+    if (!s) return MOVE_NONE;
+    return (*s >= '0' && *s <= '9') ? move_parse_xy(s, size) : move_parse_notation(s, size);
+}
+
+/* Writes 0..99 in decimal; returns the end. */
+static char *put_small_uint(char *p, int v)
+{
+    if (v >= 10) *p++ = (char)('0' + v / 10);
+    *p++ = (char)('0' + v % 10);
+    return p;
+}
+
+char *move_to_notation(Move m, int size, char *buf)
+{
+    char *p = buf;
+    if (m == MOVE_NONE || MOVE_X(m) < 0 || MOVE_X(m) >= size || MOVE_Y(m) < 0 || MOVE_Y(m) >= size) {
+        *p++ = '-';
+    } else {
+        *p++ = (char)('a' + MOVE_X(m));
+        p = put_small_uint(p, size - MOVE_Y(m));
+    }
+    *p = 0;
+    return buf;
+}
+
+char *move_to_xy(Move m, char *buf)
+{
+    char *p = buf;
+    if (m == MOVE_NONE || MOVE_X(m) < 0 || MOVE_Y(m) < 0 || MOVE_X(m) >= BOARD_MAX_SIZE || MOVE_Y(m) >= BOARD_MAX_SIZE) {
+        *p++ = '-';
+    } else {
+        p = put_small_uint(p, MOVE_X(m));
+        *p++ = ',';
+        p = put_small_uint(p, MOVE_Y(m));
+    }
+    *p = 0;
+    return buf;
+}

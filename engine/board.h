@@ -1,0 +1,131 @@
+/*
+ * board.h - stones, play/undo, Zobrist key and incremental line patterns.
+ *
+ * Design. Cells live in a fixed BOARD_STRIDE x BOARD_STRIDE array whose
+ * border (and everything outside the chosen size) is WALL, so a walk of five
+ * steps from any playable point stays in bounds without checks. Each cell
+ * carries, per direction, the 20-bit key of its ten line neighbours (see
+ * pattern.h) and the packed black/white Pattern that key gives under the
+ * board's rule, plus one Threat level per side. Playing a stone touches the
+ * forty cells within five steps on the four lines through it: their keys get
+ * the stone's bits, and the empty ones get their patterns and threat levels
+ * re-read from the tables. Undo clears the same bits. Occupied cells keep
+ * their keys current but their patterns are only meaningful while empty.
+ *
+ * The board also keeps, per side, how many (empty cell, direction) pairs
+ * hold each Pattern and how many empty cells hold each Threat level. These
+ * counts feed the static evaluation and tell the search at once whether,
+ * say, the opponent has a four, without scanning the board.
+ *
+ * A per-cell count of stones nearby (a 5x5 square plus the line points at
+ * distance three) marks the candidate area for move generation, and a
+ * bounding box of the stones bounds every candidate scan.
+ */
+#ifndef GOMOKUD_BOARD_H
+#define GOMOKUD_BOARD_H
+
+#include "pattern.h"
+#include "types.h"
+
+typedef struct {
+    uint32_t key[4];   /* line neighbour keys, one per direction */
+    uint8_t pat[4];    /* packed patterns: black | white << 4 */
+    uint8_t threat[2]; /* Threat for black [0] and white [1] */
+    uint8_t near;      /* stones in the candidate neighbourhood */
+    uint8_t stone;     /* Color */
+} Cell;
+
+typedef struct {
+    Move move;
+    int8_t x0, y0, x1, y1; /* bounding box before the move */
+} BoardUndo;
+
+typedef struct {
+    int size;
+    Rule rule;
+    Color to_move;
+    int nmoves;
+    uint64_t key;                       /* Zobrist key of stones, side to move, rule and size */
+    int x0, y0, x1, y1;                 /* bounding box of the stones (x0 > x1 when empty) */
+    int pcount[2][P_COUNT];             /* (empty cell, direction) pairs per pattern, per side */
+    int tcount[2][T_COUNT];             /* empty cells per threat level, per side */
+    BoardUndo history[BOARD_MAX_MOVES]; /* moves played, oldest first */
+    Cell cell[BOARD_CELLS];
+} Board;
+
+/* The four line directions as index steps: horizontal, vertical, and the
+ * two diagonals. */
+extern const int board_dir[4];
+
+/* Builds the pattern tables and Zobrist keys. Call once before any Board is
+ * used; idempotent, not thread-safe. Returns false when memory is short. */
+bool board_init_tables(void);
+
+/* Empties the board and sets its size (BOARD_MIN_SIZE..BOARD_MAX_SIZE) and
+ * rule. Returns false, leaving the board untouched, for a size out of range. */
+bool board_reset(Board *b, int size, Rule rule);
+
+/* Recomputes every derived field (keys, patterns, threats, counts, near
+ * counts, bounding box, Zobrist key) from the stones and side to move alone,
+ * by scanning. Tests use it to check the incremental upkeep. */
+void board_rebuild(Board *b);
+
+/* True when m is a point of this board (in range, not a wall). */
+static inline bool board_on(const Board *b, Move m)
+{
+    return m >= 0 && m < BOARD_CELLS && b->cell[m].stone != WALL;
+}
+
+static inline bool board_empty(const Board *b, Move m) { return board_on(b, m) && b->cell[m].stone == EMPTY; }
+
+/* Places a stone of the side to move on the empty point m and passes the
+ * turn. The caller guarantees m is empty and on the board. */
+void board_play(Board *b, Move m);
+
+/* Takes back the last move. The caller guarantees nmoves > 0. */
+void board_undo(Board *b);
+
+static inline Move board_last(const Board *b) { return b->nmoves ? b->history[b->nmoves - 1].move : MOVE_NONE; }
+
+static inline Pattern board_pattern(const Board *b, Move m, int dir, Color side)
+{
+    uint8_t v = b->cell[m].pat[dir];
+    return (Pattern)(side == BLACK ? v & 15 : v >> 4);
+}
+
+static inline Threat board_threat(const Board *b, Move m, Color side)
+{
+    return (Threat)b->cell[m].threat[side - 1];
+}
+
+/* True when side, playing the empty point m, makes a winning five under the
+ * board's rule. */
+static inline bool board_makes_five(const Board *b, Move m, Color side)
+{
+    return b->cell[m].threat[side - 1] == T_FIVE;
+}
+
+/* Scans the stones for a winning line of colour c under the board's rule
+ * (five or more in freestyle and for renju white, exactly five otherwise). */
+bool board_has_five(const Board *b, Color c);
+
+/* True when every point of the board holds a stone. */
+static inline bool board_full(const Board *b) { return b->nmoves >= b->size * b->size; }
+
+/* Notation: "h8" = column letter from the left (a.., no letter skipped) and
+ * row number from the bottom. move_parse accepts that or "x,y"
+ * (zero-based from the top-left); each returns MOVE_NONE for anything that is
+ * not a point of a size x size board. Upper-case letters are accepted. */
+Move move_parse(const char *s, int size);
+Move move_parse_notation(const char *s, int size);
+Move move_parse_xy(const char *s, int size);
+
+/* Writes m in notation into buf (at least 4 bytes) and returns buf. */
+char *move_to_notation(Move m, int size, char *buf);
+/* Writes m as "x,y" into buf (at least 6 bytes) and returns buf. */
+char *move_to_xy(Move m, char *buf);
+
+/* Zobrist key of the empty board of this size and rule (for tests). */
+uint64_t board_base_key(int size, Rule rule);
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Makes sure the Debian packages a target needs are installed.
+# Usage: scripts/deps.sh build|test|run|bench
+# As root it installs what is missing with apt-get; otherwise it prints the
+# exact command to run and fails.
+set -eu
+
+case "${1:-build}" in
+    build|run) pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev" ;;
+    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev" ;;
+    bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev wrk" ;;
+    clang)     pkgs="clang" ;;
+    fuzz)      pkgs="clang libclang-rt-14-dev" ;;
+    *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >&2
+else
+    echo "deps: missing Debian packages:$missing" >&2
+    echo "deps: run: sudo apt-get install -y$missing" >&2
+    exit 1
+fi

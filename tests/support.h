@@ -1,0 +1,21 @@
+/* support.h - small helpers shared by the unit tests. */
+#ifndef GOMOKUD_TESTS_SUPPORT_H
+#define GOMOKUD_TESTS_SUPPORT_H
+
+#include "engine/board.h"
+
+/* Tables once per test process (Criterion forks a process per test). */
+void support_init(void);
+
+/* Empties b, then puts black stones at the space-separated notation points
+ * of black and white ones at those of white, with side to move to_move,
+ * rebuilding derived state from scratch. Fails the test on a bad point. */
+void support_stones(Board *b, int size, Rule rule, const char *black, const char *white, Color to_move);
+
+/* Empties b and plays the space-separated moves in order with board_play. */
+void support_moves(Board *b, int size, Rule rule, const char *moves);
+
+/* The point named in notation on b, failing the test when it is not one. */
+Move support_pt(const Board *b, const char *notation);
+
+#endif
