@@ -1,36 +1,49 @@
 # gomokud - build, test and benchmark.
 #
 #   make            build everything under build/ (gcc by default; make CC=clang)
-#   make test       unit tests, then the same tests under ASan+UBSan
+#   make run        build and start the server on config/gomokud.conf
+#   make test       unit and integration tests, then the same under ASan+UBSan
 #   make bench      engine benchmarks (medians of several runs)
 #   make clean
 #
 # Targets that need Debian packages install them first (scripts/deps.sh).
 
-CC ?= gcc
 ifeq ($(origin CC),default)
 CC := gcc
 endif
 
 BUILD ?= build
 WARN := -Wall -Wextra -Werror
-CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L
+CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT ?= -O2
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -MMD -MP -I. $(EXTRA_CFLAGS)
 LDLIBS_ALL = -lm $(EXTRA_LDLIBS)
+LIBS_SERVER = -lmicrohttpd -lcjson -lpthread
 
 ENGINE_SRC := $(wildcard engine/*.c)
+API_SRC := $(wildcard api/*.c)
+SERVER_MAINS := server/main.c server/pbrain_main.c
+SERVER_SRC := $(filter-out $(SERVER_MAINS),$(wildcard server/*.c))
 TEST_SRC := $(wildcard tests/test_*.c) tests/support.c
 
-ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
-TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+objs = $(patsubst %.c,$(BUILD)/%.o,$(1))
+ENGINE_LIB = $(BUILD)/libengine.a
+API_LIB = $(BUILD)/libapi.a
+SERVER_LIB = $(BUILD)/libserver.a
 
+GOMOKUD = $(BUILD)/bin/gomokud
+PBRAIN = $(BUILD)/bin/pbrain-gomokud
 BENCH_CORE = $(BUILD)/bin/bench-core
 UNIT = $(BUILD)/bin/unit-tests
 
-.PHONY: all deps test test-unit test-asan bench clean clang
+ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c)
 
-all: deps $(BENCH_CORE)
+.PHONY: all deps build run test test-unit test-asan bench clean clang
+
+all: deps
+	$(MAKE) --no-print-directory build
+
+build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE)
 
 deps:
 	@scripts/deps.sh build
@@ -39,41 +52,67 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/libengine.a: $(ENGINE_OBJ)
+$(ENGINE_LIB): $(call objs,$(ENGINE_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BENCH_CORE): $(BUILD)/tools/bench_core.o $(BUILD)/libengine.a
+$(API_LIB): $(call objs,$(API_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SERVER_LIB): $(call objs,$(SERVER_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(GOMOKUD): $(BUILD)/server/main.o $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
+
+$(PBRAIN): $(BUILD)/server/pbrain_main.o $(API_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
+
+$(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
-$(UNIT): $(TEST_OBJ) $(BUILD)/libengine.a
+$(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOKUD) $(PBRAIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcriterion
+	$(CC) $(CFLAGS_ALL) $(filter %.o %.a,$^) -o $@ -lcriterion -lcurl $(LIBS_SERVER) $(LDLIBS_ALL)
+
+run: deps
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	$(GOMOKUD) --config config/gomokud.conf
 
 # The tests, plain and then under the sanitizers (separate build trees).
+# Tests find the binaries through GOMOKUD_BIN_DIR.
 test:
 	@scripts/deps.sh test
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-asan
 
 test-unit: $(UNIT)
-	$(UNIT) --jobs 2
+	GOMOKUD_BIN_DIR=$(BUILD)/bin GOMOKUD_DATA_DIR=$(DATA_DIR) $(UNIT) --jobs 2
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="-O1 -g" \
 	    EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDLIBS="$(SAN_FLAGS)" test-unit
 
-bench: deps $(BENCH_CORE)
+# Test positions (tactics.jsonl).
+DATA_DIR ?= tests/data
+
+bench: deps
+	$(MAKE) --no-print-directory $(BENCH_CORE) $(GOMOKUD)
 	$(BENCH_CORE)
+	$(GOMOKUD) bench
 
 # Warnings-as-errors build with clang as well.
 clang:
 	@scripts/deps.sh clang
-	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all $(UNIT)
+	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang build $(BUILD)/clang/bin/unit-tests
 
 clean:
 	rm -rf $(BUILD)
 
--include $(ENGINE_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tools/bench_core.d
+-include $(ALL_OBJ:.o=.d)

@@ -1,0 +1,99 @@
+/*
+ * api.h - JSON <-> engine conversion for the HTTP API v1 and the
+ * `gomokud analyze` command line (one request per line). cJSON appears only
+ * in api/; callers see plain strings and engine structs.
+ *
+ * Request body of POST /v1/analyze (every key optional except a position):
+ *   { "id": "client string, echoed",
+ *     "rule": "freestyle" | "standard" | "renju",          default freestyle
+ *     "board_size": 15,                                    5..25
+ *     "moves": ["h8", "i9", [7, 6], ...]                   alternating from black, or
+ *     "stones": {"black": [...], "white": [...]}, "to_move": "black" | "white"
+ *     "limits": {"time_ms": 1000, "depth": 20, "nodes": 5000000},
+ *     "multipv": 1 }
+ * A point is notation ("h8") or a two-element array [x, y], zero-based from
+ * the top-left. An empty body or {} with neither moves nor stones is the
+ * empty board. Unknown top-level keys are refused (400), so a typo such as
+ * "limit" does not silently search without limits.
+ *
+ * Errors are RFC 9457 problem details; `field` names the offending input
+ * with a JSON-path-like name: "moves[3]", "stones.black[0]", "limits.depth",
+ * "board_size", "" for the body as a whole.
+ */
+#ifndef GOMOKUD_API_H
+#define GOMOKUD_API_H
+
+#include <stddef.h>
+
+#include "engine/engine.h"
+
+#define API_ID_MAX 256
+#define API_FIELD_MAX 64
+#define API_DETAIL_MAX 256
+
+typedef struct {
+    int status;    /* HTTP status: 400, 401, 404, 405, 413, 422, 500, 503 */
+    const char *type;  /* problem type URI (static string) */
+    const char *title; /* short human summary of the type (static string) */
+    char detail[API_DETAIL_MAX];
+    char field[API_FIELD_MAX]; /* "" when the problem is not about one input */
+} ApiProblem;
+
+/* Server-side limits applied to every request: a request's own limits are
+ * capped by the max_* values; when a request gives none, default_* apply. */
+typedef struct {
+    int64_t default_time_ms, max_time_ms;
+    int default_depth, max_depth;
+    int64_t default_nodes, max_nodes;
+    int max_multipv;
+} ApiCaps;
+
+typedef struct {
+    bool has_id;
+    char id[API_ID_MAX + 1];
+    Color to_move; /* side to move of the position */
+    Position pos;
+    int64_t time_ms; /* after capping; 0 = none */
+    int depth;       /* after capping; 0 = none */
+    int64_t nodes;   /* after capping; 0 = none */
+    int multipv;     /* 1..max_multipv */
+} ApiRequest;
+
+/* Fills a problem: status, a type/title chosen from the status, the field
+ * and a printf-style detail. Returns false so callers can `return
+ * api_problem(...)`. */
+bool api_problem(ApiProblem *p, int status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Parses and validates one analyze request body (len bytes, need not be NUL
+ * terminated). On success fills *out and returns true; otherwise fills *err
+ * (400 for malformed JSON or wrong types, 422 for an impossible position)
+ * and returns false. */
+bool api_parse_analyze(const char *body, size_t len, const ApiCaps *caps, ApiRequest *out, ApiProblem *err);
+
+/* A batch: {"positions": [ ...analyze bodies... ]}. Each slot either parsed
+ * (ok[i]) into reqs[i] or failed with errors[i]. The whole batch fails (false,
+ * *err set) only when the body is not such an object or has more than
+ * max_positions entries (413) or none (400). Free with api_batch_free. */
+typedef struct {
+    int n;
+    ApiRequest *reqs;
+    ApiProblem *errors;
+    bool *ok;
+} ApiBatch;
+
+bool api_parse_batch(const char *body, size_t len, const ApiCaps *caps, int max_positions, ApiBatch *out,
+                     ApiProblem *err);
+void api_batch_free(ApiBatch *b);
+
+/* Engine limits for a parsed request (stop flag and callbacks left NULL). */
+Limits api_limits(const ApiRequest *req);
+
+/* JSON text (malloc'd, NUL terminated, caller frees; NULL when out of
+ * memory) of a result, a problem, and a batch of results whose failed slots
+ * hold problem objects. */
+char *api_result_json(const ApiRequest *req, const EngineResult *res);
+char *api_problem_json(const ApiProblem *p);
+char *api_batch_json(const ApiBatch *b, const EngineResult *results);
+
+#endif

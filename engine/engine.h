@@ -1,0 +1,136 @@
+/*
+ * engine.h - the facade: the only interface api/, server/ and the pbrain
+ * front end use.
+ *
+ * One Engine per thread. It owns all search state (board, transposition
+ * table, history and killer tables), so engines share nothing and need no
+ * locks. engine_init() builds the read-only tables once per process, before
+ * any engine is made.
+ *
+ * Scores are from the side to move's view. A forced win is reported as a
+ * mate: +N when the side to move makes five with its N-th move against any
+ * defence, -N when the opponent does.
+ */
+#ifndef GOMOKUD_ENGINE_H
+#define GOMOKUD_ENGINE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "types.h"
+
+#define GOMOKUD_VERSION "0.1.0"
+
+#define ENGINE_MAX_PV 64
+#define ENGINE_MAX_MULTIPV 16
+#define ENGINE_DEFAULT_TT_MIB 64
+#define ENGINE_MAX_DEPTH 64
+
+/* Score bounds: |score| >= SCORE_MATE_MIN means a forced five. */
+#define SCORE_MATE 30000
+#define SCORE_MATE_MIN (SCORE_MATE - 1000)
+#define SCORE_INF 32000
+
+typedef struct Engine Engine;
+
+typedef struct {
+    size_t tt_mib; /* transposition table size in MiB; 0 = ENGINE_DEFAULT_TT_MIB */
+} EngineOptions;
+
+/* A position to analyse: the stones as a move sequence alternating from
+ * black. A diagram (stones without an order) is given by interleaving its
+ * black and white stones; set ordered = false so that the checks that only
+ * make sense for a real game order (renju forbidden moves already played,
+ * a five made before the last move) are left out. */
+typedef struct {
+    Rule rule;
+    int size;
+    bool ordered;
+    int nmoves;
+    Move moves[BOARD_MAX_MOVES];
+} Position;
+
+typedef enum {
+    POSITION_OK = 0,
+    POSITION_BAD_RULE,
+    POSITION_BAD_SIZE,
+    POSITION_OFF_BOARD, /* moves[index] is not a point of the board */
+    POSITION_OCCUPIED,  /* moves[index] is already taken */
+    POSITION_FORBIDDEN, /* moves[index] was a forbidden renju move for black */
+    POSITION_GAME_OVER, /* a five is already on the board (moves[index] made it, when ordered) */
+    POSITION_FULL,      /* no empty point is left */
+    POSITION_TOO_MANY,  /* more moves than points */
+} PositionError;
+
+/* Checks that a position can be analysed. Returns POSITION_OK, or the first
+ * problem found with the offending move's index in *index (-1 when it is not
+ * about one move). */
+PositionError position_check(const Position *p, int *index);
+
+/* A short English description of a PositionError. */
+const char *position_error_text(PositionError e);
+
+/* What a search reports after each completed iteration (pbrain MESSAGE
+ * lines, progress). Called on the searching thread. */
+struct EngineResult;
+typedef void (*EngineInfoFn)(void *ctx, const struct EngineResult *partial);
+
+typedef struct {
+    int64_t time_ms;          /* 0 = no time limit */
+    int depth;                /* 0 = up to ENGINE_MAX_DEPTH */
+    int64_t nodes;            /* 0 = no node limit */
+    int multipv;              /* best N root moves, 1..ENGINE_MAX_MULTIPV; 0 means 1 */
+    const atomic_bool *stop;  /* set by another thread to stop early; may be NULL */
+    EngineInfoFn on_info;     /* may be NULL */
+    void *info_ctx;
+} Limits;
+
+typedef struct {
+    Move move;
+    Score score;
+    int mate; /* 0, or +N / -N */
+    int pv_len;
+    Move pv[ENGINE_MAX_PV]; /* pv[0] == move */
+} PvLine;
+
+typedef struct EngineResult {
+    Color side_to_move;
+    Move best_move; /* MOVE_NONE only when no legal move exists */
+    Score score;
+    int mate;
+    int depth;    /* last completed iteration */
+    int seldepth; /* deepest ply reached */
+    uint64_t nodes;
+    int64_t time_ms;
+    bool complete; /* false when a limit or the stop flag cut the search short */
+    int npv;
+    PvLine pvs[ENGINE_MAX_MULTIPV]; /* best first; pvs[0] is the main line */
+    int nforbidden;                 /* renju with black to move: black's forbidden points */
+    Move forbidden[BOARD_MAX_MOVES];
+} EngineResult;
+
+/* Builds the read-only tables. Call once per process before engine_new;
+ * returns false when memory is short. */
+bool engine_init(void);
+
+/* A new engine, or NULL when memory (mostly the transposition table) cannot
+ * be had. The caller owns it and frees it with engine_free. */
+Engine *engine_new(const EngineOptions *opt);
+void engine_free(Engine *e);
+
+/* Forgets what earlier searches learnt (transposition table, history). */
+void engine_clear(Engine *e);
+
+/* Size of the engine's transposition table in bytes. */
+size_t engine_tt_bytes(const Engine *e);
+
+/* Analyses p within the limits and fills *out. Returns POSITION_OK, or the
+ * position's problem (as position_check, with *index set when index is not
+ * NULL) and leaves *out untouched. */
+PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits, EngineResult *out,
+                             int *index);
+
+/* Mate distance in moves of a score: +N, -N or 0 (see above). */
+int engine_mate_moves(Score s);
+
+#endif
