@@ -163,6 +163,12 @@ void board_undo(Board *b)
     b->key ^= zobrist_side;
 }
 
+void board_pass(Board *b)
+{
+    b->to_move = OPPONENT(b->to_move);
+    b->key ^= zobrist_side;
+}
+
 bool board_reset(Board *b, int size, Rule rule)
 {
     if (size < BOARD_MIN_SIZE || size > BOARD_MAX_SIZE || (unsigned)rule >= RULE_COUNT) return false;

@@ -85,6 +85,10 @@ void board_play(Board *b, Move m);
 /* Takes back the last move. The caller guarantees nmoves > 0. */
 void board_undo(Board *b);
 
+/* Passes the turn without a stone (for asking what the opponent threatens);
+ * undo with a second call. Not recorded in the history. */
+void board_pass(Board *b);
+
 static inline Move board_last(const Board *b) { return b->nmoves ? b->history[b->nmoves - 1].move : MOVE_NONE; }
 
 static inline Pattern board_pattern(const Board *b, Move m, int dir, Color side)

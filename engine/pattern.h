@@ -96,6 +96,11 @@ static inline Threat threat_of(uint16_t pat4, bool renju_black)
     return (Threat)threat_table[renju_black][pat4];
 }
 
+/* Threat levels that make a four (a point to block next move) and those that
+ * make an open three without a four (a straight four threatened). */
+static inline bool threat_is_four(Threat t) { return t == T_B4 || t == T_B4P || t == T_B4F3 || t == T_F4; }
+static inline bool threat_is_three(Threat t) { return t == T_F3 || t == T_F3P || t == T_F3X2; }
+
 /* Number of fours a pattern contributes to the renju double-four count. */
 static inline int pattern_fours(Pattern p) { return p == P_F44 ? 2 : (p == P_B4 || p == P_F4) ? 1 : 0; }
 

@@ -1,0 +1,118 @@
+/* engine.c - the facade (see engine.h). */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+#include "search.h"
+
+#define THREAT_CACHE_ENTRIES (1u << 16)
+
+bool engine_init(void) { return board_init_tables(); }
+
+Engine *engine_new(const EngineOptions *opt)
+{
+    Engine *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    size_t mib = opt && opt->tt_mib ? opt->tt_mib : ENGINE_DEFAULT_TT_MIB;
+    if (!tt_init(&e->tt, mib)) goto fail;
+    e->threat_cache = calloc(THREAT_CACHE_ENTRIES, sizeof *e->threat_cache);
+    if (!e->threat_cache) goto fail;
+    e->threat_mask = THREAT_CACHE_ENTRIES - 1;
+    board_reset(&e->board, BOARD_DEFAULT_SIZE, RULE_FREESTYLE);
+    return e;
+fail:
+    engine_free(e);
+    return NULL;
+}
+
+void engine_free(Engine *e)
+{
+    if (!e) return;
+    tt_free(&e->tt);
+    free(e->threat_cache);
+    free(e);
+}
+
+void engine_clear(Engine *e)
+{
+    tt_clear(&e->tt);
+    memset(e->history, 0, sizeof e->history);
+    memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
+}
+
+size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }
+
+int engine_mate_moves(Score s)
+{
+    if (s >= SCORE_MATE_MIN) return (SCORE_MATE - s + 1) / 2;
+    if (s <= -SCORE_MATE_MIN) return -((SCORE_MATE + s) / 2);
+    return 0;
+}
+
+const char *position_error_text(PositionError e)
+{
+    switch (e) {
+    case POSITION_OK: return "ok";
+    case POSITION_BAD_RULE: return "unknown rule";
+    case POSITION_BAD_SIZE: return "board size must be from 5 to 25";
+    case POSITION_OFF_BOARD: return "point is not on the board";
+    case POSITION_OCCUPIED: return "point is already taken";
+    case POSITION_FORBIDDEN: return "move is forbidden to black under renju";
+    case POSITION_GAME_OVER: return "the game is already won";
+    case POSITION_FULL: return "the board is full";
+    case POSITION_TOO_MANY: return "more moves than points on the board";
+    }
+    return "unknown error";
+}
+
+/* Plays p onto b, checking as it goes. */
+static PositionError setup(Board *b, const Position *p, int *index)
+{
+    *index = -1;
+    if ((unsigned)p->rule >= RULE_COUNT) return POSITION_BAD_RULE;
+    if (!board_reset(b, p->size, p->rule)) return POSITION_BAD_SIZE;
+    if (p->nmoves < 0 || p->nmoves > p->size * p->size) return POSITION_TOO_MANY;
+    for (int i = 0; i < p->nmoves; i++) {
+        Move m = p->moves[i];
+        *index = i;
+        if (m < 0 || m >= BOARD_CELLS || b->cell[m].stone == WALL) return POSITION_OFF_BOARD;
+        if (b->cell[m].stone != EMPTY) return POSITION_OCCUPIED;
+        if (p->ordered) {
+            if (b->to_move == BLACK && rules_is_forbidden(b, m)) return POSITION_FORBIDDEN;
+            if (board_makes_five(b, m, b->to_move) && i + 1 < p->nmoves) return POSITION_GAME_OVER;
+        }
+        board_play(b, m);
+    }
+    *index = -1;
+    Color w = rules_winner(b);
+    if (w != EMPTY) {
+        if (p->ordered && p->nmoves) *index = p->nmoves - 1;
+        return POSITION_GAME_OVER;
+    }
+    if (board_full(b)) return POSITION_FULL;
+    return POSITION_OK;
+}
+
+PositionError position_check(const Position *p, int *index)
+{
+    Board b; /* about 33 KB of stack */
+    int idx;
+    PositionError err = setup(&b, p, &idx);
+    if (index) *index = idx;
+    return err;
+}
+
+PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits, EngineResult *out, int *index)
+{
+    int idx;
+    PositionError err = setup(&e->board, p, &idx);
+    if (index) *index = idx;
+    if (err != POSITION_OK) return err;
+    memset(out, 0, sizeof *out);
+    search_run(e, limits, out);
+    Board *b = &e->board;
+    if (b->rule == RULE_RENJU && b->to_move == BLACK) out->nforbidden = rules_forbidden_points(b, out->forbidden);
+    return POSITION_OK;
+}

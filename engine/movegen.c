@@ -1,0 +1,197 @@
+/* movegen.c - candidates, forced replies, ordering scores (see movegen.h). */
+#include "movegen.h"
+
+#include "rules.h"
+
+/* Ordering weight of the threat a move makes for the side playing it... */
+static const int32_t own_weight[T_COUNT] = {
+    [T_NONE] = 0,     [T_LOW] = 4,     [T_F2] = 20,    [T_B3] = 24,     [T_F2X2] = 60,
+    [T_F3] = 120,     [T_F3P] = 200,   [T_B4] = 150,   [T_B4P] = 260,   [T_F3X2] = 2000,
+    [T_B4F3] = 8000,  [T_F4] = 30000,  [T_FIVE] = 1000000, [T_FORBID] = 0,
+};
+/* ...and of the opponent's threat at the same point, which the move blocks. */
+static const int32_t block_weight[T_COUNT] = {
+    [T_NONE] = 0,     [T_LOW] = 2,     [T_F2] = 12,    [T_B3] = 14,     [T_F2X2] = 40,
+    [T_F3] = 90,      [T_F3P] = 150,   [T_B4] = 110,   [T_B4P] = 200,   [T_F3X2] = 1500,
+    [T_B4F3] = 6000,  [T_F4] = 20000,  [T_FIVE] = 500000, [T_FORBID] = 0,
+};
+#define CENTRE_WEIGHT 1 /* per step nearer the centre (Chebyshev) */
+#define CANDIDATE_REACH 3 /* the near counts reach three points from a stone */
+
+int32_t movegen_score(const Board *b, Move m)
+{
+    Color me = b->to_move;
+    Threat own = board_threat(b, m, me), opp = board_threat(b, m, OPPONENT(me));
+    int c = b->size / 2, dx = MOVE_X(m) - c, dy = MOVE_Y(m) - c;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    int dist = dx > dy ? dx : dy;
+    return own_weight[own] + block_weight[opp] + CENTRE_WEIGHT * (BOARD_MAX_SIZE - dist);
+}
+
+static bool maybe_double_three(const Board *b, Move m)
+{
+    int threes = 0;
+    for (int d = 0; d < 4; d++) {
+        Pattern p = board_pattern(b, m, d, BLACK);
+        threes += p == P_F3 || p == P_F3S;
+    }
+    return threes >= 2;
+}
+
+bool movegen_forbidden(Board *b, Move m)
+{
+    if (b->rule != RULE_RENJU) return false;
+    Threat t = board_threat(b, m, BLACK);
+    if (t == T_FORBID) return true;
+    if (t == T_FIVE || !maybe_double_three(b, m)) return false;
+    return rules_is_forbidden(b, m);
+}
+
+static inline bool legal_for_mover(Board *b, Move m)
+{
+    return !(b->rule == RULE_RENJU && b->to_move == BLACK && movegen_forbidden(b, m));
+}
+
+/* The empty points near stones, inside the stones' bounding box widened by
+ * the reach of the near counts, in board order. Returns the count. */
+static int candidates(const Board *b, Move *out)
+{
+    int x0 = b->x0 - CANDIDATE_REACH, x1 = b->x1 + CANDIDATE_REACH;
+    int y0 = b->y0 - CANDIDATE_REACH, y1 = b->y1 + CANDIDATE_REACH;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= b->size) x1 = b->size - 1;
+    if (y1 >= b->size) y1 = b->size - 1;
+    int n = 0;
+    for (int y = y0; y <= y1; y++)
+        for (Move m = MOVE_XY(x0, y), end = MOVE_XY(x1, y); m <= end; m++)
+            if (b->cell[m].stone == EMPTY && b->cell[m].near) out[n++] = m;
+    return n;
+}
+
+static int add(Board *b, ScoredMove *out, int n, Move m)
+{
+    if (!legal_for_mover(b, m)) return n;
+    out[n].move = m;
+    out[n].score = movegen_score(b, m);
+    return n + 1;
+}
+
+static int defences(Board *b, const Move *cand, int nc, ScoredMove *out)
+{
+    int mi = b->to_move - 1, oi = 2 - b->to_move, n = 0;
+    for (int i = 0; i < nc; i++) {
+        Threat o = (Threat)b->cell[cand[i]].threat[oi], s = (Threat)b->cell[cand[i]].threat[mi];
+        if (threat_is_four(o) || threat_is_four(s)) n = add(b, out, n, cand[i]);
+    }
+    return n;
+}
+
+int movegen_defences(Board *b, ScoredMove *out)
+{
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    return defences(b, cand, nc, out);
+}
+
+int movegen_five_points(const Board *b, Color side, Move *out, int max)
+{
+    int si = side - 1, n = 0;
+    if (!b->tcount[si][T_FIVE]) return 0;
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    for (int i = 0; i < nc && n < max; i++)
+        if (b->cell[cand[i]].threat[si] == T_FIVE) out[n++] = cand[i];
+    return n;
+}
+
+bool movegen_has_open_four_point(Board *b, Color side)
+{
+    int si = side - 1;
+    if (!b->tcount[si][T_F4]) return false;
+    if (b->rule != RULE_RENJU || side != BLACK) return true;
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    for (int i = 0; i < nc; i++)
+        if (b->cell[cand[i]].threat[si] == T_F4 && !movegen_forbidden(b, cand[i])) return true;
+    return false;
+}
+
+Move movegen_any_legal(Board *b)
+{
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    for (int i = 0; i < nc; i++)
+        if (legal_for_mover(b, cand[i])) return cand[i];
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (b->cell[m].stone == EMPTY && legal_for_mover(b, m)) return m;
+        }
+    return MOVE_NONE;
+}
+
+int movegen(Board *b, ScoredMove *out, GenKind *kind)
+{
+    Color me = b->to_move, opp = OPPONENT(me);
+    int mi = me - 1, oi = opp - 1, n = 0;
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    if (b->nmoves == 0) {
+        *kind = GEN_ALL;
+        int c = b->size / 2;
+        out[0].move = MOVE_XY(c, c);
+        out[0].score = 0;
+        return 1;
+    }
+    if (b->tcount[mi][T_FIVE]) {
+        *kind = GEN_WIN;
+        for (int i = 0; i < nc; i++)
+            if (b->cell[cand[i]].threat[mi] == T_FIVE) {
+                out[0].move = cand[i];
+                out[0].score = own_weight[T_FIVE];
+                return 1;
+            }
+    }
+    if (b->tcount[oi][T_FIVE]) {
+        *kind = GEN_BLOCK_FIVE;
+        for (int i = 0; i < nc; i++)
+            if (b->cell[cand[i]].threat[oi] == T_FIVE) n = add(b, out, n, cand[i]);
+        return n;
+    }
+    if (b->tcount[oi][T_F4] && movegen_has_open_four_point(b, opp)) {
+        *kind = GEN_DEFEND_THREE;
+        n = defences(b, cand, nc, out);
+        if (n) return n;
+    }
+    *kind = GEN_ALL;
+    for (int i = 0; i < nc; i++) n = add(b, out, n, cand[i]);
+    return n;
+}
+
+int movegen_threats(Board *b, ScoredMove *out, bool fours_only)
+{
+    int mi = b->to_move - 1, n = 0;
+    Move cand[BOARD_MAX_MOVES];
+    int nc = candidates(b, cand);
+    for (int i = 0; i < nc; i++) {
+        Threat t = (Threat)b->cell[cand[i]].threat[mi];
+        if (threat_is_four(t) || t == T_FIVE || (!fours_only && threat_is_three(t)))
+            n = add(b, out, n, cand[i]);
+    }
+    return n;
+}
+
+void movegen_sort(ScoredMove *m, int n)
+{
+    for (int i = 1; i < n; i++) {
+        ScoredMove x = m[i];
+        int j = i - 1;
+        while (j >= 0 && (m[j].score < x.score || (m[j].score == x.score && m[j].move > x.move))) {
+            m[j + 1] = m[j];
+            j--;
+        }
+        m[j + 1] = x;
+    }
+}

@@ -1,0 +1,460 @@
+/* search.c - iterative deepening PVS/NegaScout with threat-space search (see search.h). */
+#include "search.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eval.h"
+#include "movegen.h"
+#include "rules.h"
+
+/* ---- tunables ---- */
+#define ASPIRATION_DELTA 40       /* first aspiration half-window */
+#define ASPIRATION_MAX_TRIES 3    /* then the full window */
+#define POLL_MASK 255             /* check limits every 256 nodes */
+#define SOFT_TIME_NUM 45          /* no new iteration after 45% of the time */
+#define SOFT_TIME_DEN 100
+#define PRUNE_BASE 8              /* quiet nodes keep PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
+#define PRUNE_PER_DEPTH 4
+#define LMR_MIN_DEPTH 3           /* late move reductions from this depth... */
+#define LMR_MIN_INDEX 3           /* ...for moves after the first three... */
+#define LMR_DEEP_INDEX 10         /* ...by two plies after the tenth at depth >= LMR_DEEP_DEPTH */
+#define LMR_DEEP_DEPTH 6
+#define EXTENSION_MAX_PLY 96      /* no forced-reply extensions beyond this ply */
+#define HORIZON_VCF_NODES 48      /* VCF budget at the horizon */
+#define HORIZON_VCF_PLIES 15
+#define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
+#define ROOT_VCF_PLIES 45
+#define ROOT_VCT_NODES 150000     /* VCT budget at the root */
+#define ROOT_VCT_PLIES 17
+#define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
+#define HISTORY_MAX 400000
+#define HISTORY_DIV 64            /* history's weight in quiet-move order */
+/* Move order classes: each class outranks every score of the classes below. */
+#define ORDER_TT (1 << 30)
+#define ORDER_FOUR (1 << 28)
+#define ORDER_KILLER (1 << 26)
+
+int64_t search_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline Score mate_in(int ply) { return SCORE_MATE - ply; }
+static inline Score mated_in(int ply) { return -SCORE_MATE + ply; }
+
+static void check_limits(Engine *e)
+{
+    if (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) e->stopped = true;
+    if (e->node_limit && e->nodes >= e->node_limit) e->stopped = true;
+    if (e->deadline_ns && search_now_ns() >= e->deadline_ns) e->stopped = true;
+}
+
+static bool threat_should_stop(void *ctx)
+{
+    Engine *e = ctx;
+    check_limits(e);
+    return e->stopped;
+}
+
+/* Runs a threat search for the side to move on e->board, charging its nodes
+ * to the search. Returns plies to the five or 0. */
+static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len)
+{
+    ThreatSearch ts = {
+        .b = &e->board,
+        .cache = e->threat_cache,
+        .cache_mask = e->threat_mask,
+        .budget = budget,
+        .should_stop = threat_should_stop,
+        .stop_ctx = e,
+    };
+    if (e->node_limit) {
+        if (e->nodes >= e->node_limit) return 0;
+        if (e->node_limit - e->nodes < ts.budget) ts.budget = e->node_limit - e->nodes;
+    }
+    int r = vct ? vct_find(&ts, plies, line, len) : vcf_find(&ts, plies, line, len);
+    e->nodes += ts.nodes;
+    return r;
+}
+
+static void pv_set(Engine *e, int ply, const Move *line, int n)
+{
+    if (ply + n > MAX_PLY) n = MAX_PLY - ply;
+    memcpy(&e->pv[ply][ply], line, sizeof(Move) * (size_t)n);
+    e->pvlen[ply] = ply + n;
+}
+
+static void pv_update(Engine *e, int ply, Move m)
+{
+    e->pv[ply][ply] = m;
+    int n = e->pvlen[ply + 1];
+    if (n < ply + 1) n = ply + 1;
+    memcpy(&e->pv[ply][ply + 1], &e->pv[ply + 1][ply + 1], sizeof(Move) * (size_t)(n - ply - 1));
+    e->pvlen[ply] = n;
+}
+
+/* Wins and losses that need no search: a five to make, two fives to stop,
+ * a straight four to make against no five. Returns true and the score. */
+static bool quick_result(Engine *e, int ply, Score *out)
+{
+    Board *b = &e->board;
+    Color me = b->to_move, opp = OPPONENT(me);
+    Move m[2];
+    if (movegen_five_points(b, me, m, 1)) {
+        pv_set(e, ply, m, 1);
+        *out = mate_in(ply + 1);
+        return true;
+    }
+    int nf = b->tcount[opp - 1][T_FIVE];
+    if (nf >= 2) {
+        *out = mated_in(ply + 2);
+        return true;
+    }
+    if (nf == 0 && b->tcount[me - 1][T_F4] && movegen_has_open_four_point(b, me)) {
+        *out = mate_in(ply + 3);
+        return true;
+    }
+    return false;
+}
+
+static Score horizon(Engine *e, int ply)
+{
+    Board *b = &e->board;
+    int mi = b->to_move - 1;
+    int fours = b->tcount[mi][T_B4] + b->tcount[mi][T_B4P] + b->tcount[mi][T_B4F3];
+    if (fours && !b->tcount[2 - b->to_move][T_FIVE]) {
+        Move line[THREAT_MAX_LINE];
+        int len;
+        int r = threat_search(e, false, HORIZON_VCF_NODES, HORIZON_VCF_PLIES, line, &len);
+        if (r) {
+            pv_set(e, ply, line, len);
+            return mate_in(ply + r);
+        }
+    }
+    return eval_static(b);
+}
+
+static bool is_quiet(const Board *b, Move m)
+{
+    return board_threat(b, m, b->to_move) < T_F3 && board_threat(b, m, OPPONENT(b->to_move)) < T_F3;
+}
+
+static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
+{
+    const Board *b = &e->board;
+    int me = b->to_move - 1;
+    for (int i = 0; i < n; i++) {
+        Move m = mv[i].move;
+        if (m == tt_move) mv[i].score = ORDER_TT;
+        else if (threat_is_four(board_threat(b, m, b->to_move))) mv[i].score += ORDER_FOUR;
+        else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
+        else mv[i].score += e->history[me][m] / HISTORY_DIV;
+    }
+    movegen_sort(mv, n);
+}
+
+static void reward(Engine *e, Move m, int depth, int ply)
+{
+    int me = e->board.to_move - 1;
+    int32_t *h = &e->history[me][m];
+    *h += depth * depth;
+    if (*h > HISTORY_MAX)
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+    if (e->killers[ply][0] != m) {
+        e->killers[ply][1] = e->killers[ply][0];
+        e->killers[ply][0] = m;
+    }
+}
+
+static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node)
+{
+    Board *b = &e->board;
+    e->pvlen[ply] = ply;
+    if (ply > e->seldepth) e->seldepth = ply;
+    if (!(++e->nodes & POLL_MASK)) check_limits(e);
+    if (e->stopped) return 0;
+
+    Score quick;
+    if (quick_result(e, ply, &quick)) return quick;
+    if (board_full(b)) return 0;
+    if (ply >= MAX_PLY - 1) return eval_static(b);
+
+    /* mate distance pruning */
+    if (alpha < mated_in(ply)) alpha = mated_in(ply);
+    if (beta > mate_in(ply + 1)) beta = mate_in(ply + 1);
+    if (alpha >= beta) return alpha;
+
+    bool must_block = b->tcount[2 - b->to_move][T_FIVE] > 0, at_horizon = depth <= 0;
+    if (at_horizon && !must_block) return horizon(e, ply);
+    if (at_horizon) depth = 1; /* a four must be answered: look one ply more */
+
+    TTProbe t = tt_probe(&e->tt, b->key, ply);
+    if (t.hit && !pv_node && t.depth >= depth) {
+        if (t.bound == BOUND_EXACT || (t.bound == BOUND_LOWER && t.score >= beta) ||
+            (t.bound == BOUND_UPPER && t.score <= alpha))
+            return t.score;
+    }
+
+    ScoredMove mv[BOARD_MAX_MOVES];
+    GenKind kind;
+    int n = movegen(b, mv, &kind);
+    if (n == 0) return kind == GEN_BLOCK_FIVE ? mated_in(ply + 2) : 0;
+    order_moves(e, mv, n, t.hit ? t.move : MOVE_NONE, ply);
+    if (kind == GEN_ALL) {
+        int cap = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
+        if (n > cap) n = cap;
+    }
+    int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
+
+    Score alpha0 = alpha, best = -SCORE_INF;
+    Move best_move = MOVE_NONE;
+    for (int i = 0; i < n; i++) {
+        Move m = mv[i].move;
+        int reduction = 0;
+        if (i >= LMR_MIN_INDEX && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && is_quiet(b, m))
+            reduction = (i >= LMR_DEEP_INDEX && depth >= LMR_DEEP_DEPTH) ? 2 : 1;
+        int child = depth - 1 + ext;
+        board_play(b, m);
+        Score s;
+        if (i == 0) {
+            s = -negamax(e, child, ply + 1, -beta, -alpha, pv_node);
+        } else {
+            s = -negamax(e, child - reduction, ply + 1, -alpha - 1, -alpha, false);
+            if (s > alpha && reduction) s = -negamax(e, child, ply + 1, -alpha - 1, -alpha, false);
+            if (s > alpha && s < beta) s = -negamax(e, child, ply + 1, -beta, -alpha, true);
+        }
+        board_undo(b);
+        if (e->stopped) return 0;
+        if (s > best) {
+            best = s;
+            best_move = m;
+            if (s > alpha) {
+                alpha = s;
+                pv_update(e, ply, m);
+                if (s >= beta) {
+                    if (is_quiet(b, m)) reward(e, m, depth, ply);
+                    break;
+                }
+            }
+        }
+    }
+    int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(&e->tt, b->key, ply, best_move, best, 0, depth, bound);
+    return best;
+}
+
+/* Searches root moves [first, nroot) and moves the best of them to first. */
+static Score root_search(Engine *e, int depth, Score alpha, Score beta, int first)
+{
+    Board *b = &e->board;
+    Score best = -SCORE_INF;
+    e->pvlen[0] = 0;
+    for (int i = first; i < e->nroot; i++) {
+        Move m = e->root[i].move;
+        board_play(b, m);
+        Score s;
+        if (i == first) {
+            s = -negamax(e, depth - 1, 1, -beta, -alpha, true);
+        } else {
+            s = -negamax(e, depth - 1, 1, -alpha - 1, -alpha, false);
+            if (s > alpha && s < beta) s = -negamax(e, depth - 1, 1, -beta, -alpha, true);
+        }
+        board_undo(b);
+        if (e->stopped) break;
+        if (s > best) best = s;
+        if (s <= alpha) {
+            e->root[i].score = -SCORE_INF;
+            continue;
+        }
+        RootMove rm = e->root[i];
+        rm.score = s;
+        rm.pv[0] = m;
+        int n = e->pvlen[1] > 1 ? e->pvlen[1] - 1 : 0;
+        if (n > ENGINE_MAX_PV - 1) n = ENGINE_MAX_PV - 1;
+        memcpy(&rm.pv[1], &e->pv[1][1], sizeof(Move) * (size_t)n);
+        rm.pv_len = n + 1;
+        memmove(&e->root[first + 1], &e->root[first], sizeof(RootMove) * (size_t)(i - first));
+        e->root[first] = rm;
+        alpha = s;
+        if (s >= beta) break;
+    }
+    return best;
+}
+
+static void fill_line(PvLine *l, const RootMove *rm)
+{
+    l->move = rm->move;
+    l->score = rm->score;
+    l->mate = engine_mate_moves(rm->score);
+    l->pv_len = rm->pv_len;
+    memcpy(l->pv, rm->pv, sizeof(Move) * (size_t)rm->pv_len);
+}
+
+static void fill_proven(EngineResult *out, Score s, const Move *line, int len)
+{
+    out->npv = 1;
+    PvLine *l = &out->pvs[0];
+    l->move = line[0];
+    l->score = s;
+    l->mate = engine_mate_moves(s);
+    l->pv_len = len < ENGINE_MAX_PV ? len : ENGINE_MAX_PV;
+    memcpy(l->pv, line, sizeof(Move) * (size_t)l->pv_len);
+    out->depth = len;
+}
+
+static void finish(Engine *e, EngineResult *out)
+{
+    if (out->npv > 0) {
+        out->best_move = out->pvs[0].move;
+        out->score = out->pvs[0].score;
+        out->mate = out->pvs[0].mate;
+    }
+    out->nodes = e->nodes;
+    out->seldepth = e->seldepth > out->depth ? e->seldepth : out->depth;
+    out->time_ms = (search_now_ns() - e->start_ns) / 1000000;
+}
+
+/* Threat-space search at the root: our own win, else the opponent's VCF,
+ * whose points then go first in the root order. Returns true when a win
+ * was proven and *out filled. */
+static bool root_threats(Engine *e, EngineResult *out)
+{
+    Board *b = &e->board;
+    Move line[THREAT_MAX_LINE];
+    int len;
+    int r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, &len);
+    if (!r && !e->stopped) r = threat_search(e, true, ROOT_VCT_NODES, ROOT_VCT_PLIES, line, &len);
+    if (r) {
+        fill_proven(out, mate_in(r), line, len);
+        return true;
+    }
+    if (b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return false;
+    board_pass(b);
+    r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, &len);
+    board_pass(b);
+    if (r)
+        for (int i = 0; i < e->nroot; i++)
+            for (int k = 0; k < len; k++)
+                if (e->root[i].move == line[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
+    return false;
+}
+
+static int cmp_root(const void *a, const void *b)
+{
+    const RootMove *x = a, *y = b;
+    if (x->order != y->order) return x->order < y->order ? 1 : -1;
+    return (x->move > y->move) - (x->move < y->move);
+}
+
+void search_run(Engine *e, const Limits *limits, EngineResult *out)
+{
+    memset(e, 0, offsetof(Engine, history));
+    e->start_ns = search_now_ns();
+    e->stop = limits->stop;
+    e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
+    if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
+    int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
+    int multipv = limits->multipv < 1 ? 1 : limits->multipv > ENGINE_MAX_MULTIPV ? ENGINE_MAX_MULTIPV : limits->multipv;
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+    tt_new_search(&e->tt);
+
+    Board *b = &e->board;
+    out->side_to_move = b->to_move;
+    out->best_move = MOVE_NONE;
+    out->complete = true;
+
+    ScoredMove mv[BOARD_MAX_MOVES];
+    GenKind kind;
+    int n = movegen(b, mv, &kind);
+    if (kind == GEN_ALL && n == 0 && !board_full(b)) {
+        /* renju: every candidate point is forbidden to black; try the rest */
+        for (int y = 0; y < b->size; y++)
+            for (int x = 0; x < b->size; x++) {
+                Move m = MOVE_XY(x, y);
+                if (b->cell[m].stone == EMPTY && !movegen_forbidden(b, m)) {
+                    mv[n].move = m;
+                    mv[n++].score = 0;
+                }
+            }
+    }
+    if (n == 0) {
+        finish(e, out);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        e->root[i] = (RootMove){.move = mv[i].move, .score = -SCORE_INF, .order = mv[i].score, .pv_len = 1};
+        e->root[i].pv[0] = mv[i].move;
+    }
+    e->nroot = n;
+    if (kind == GEN_WIN) {
+        fill_proven(out, mate_in(1), &mv[0].move, 1);
+        finish(e, out);
+        return;
+    }
+    if (root_threats(e, out)) {
+        finish(e, out);
+        return;
+    }
+    qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
+    if (multipv > e->nroot) multipv = e->nroot;
+
+    /* depth 0 answer in case the first iteration does not finish */
+    out->npv = 1;
+    fill_line(&out->pvs[0], &e->root[0]);
+    out->pvs[0].score = eval_static(b);
+    out->pvs[0].mate = 0;
+
+    Score prev[ENGINE_MAX_MULTIPV];
+    bool cut_short = false;
+    for (int depth = 1; depth <= max_depth && !e->stopped; depth++) {
+        for (int k = 0; k < multipv && !e->stopped; k++) {
+            Score delta = ASPIRATION_DELTA, alpha = -SCORE_INF, beta = SCORE_INF;
+            if (depth >= 3 && prev[k] > -SCORE_MATE_MIN && prev[k] < SCORE_MATE_MIN) {
+                alpha = prev[k] - delta;
+                beta = prev[k] + delta;
+            }
+            for (int tries = 0;; tries++) {
+                Score s = root_search(e, depth, alpha, beta, k);
+                if (e->stopped) break;
+                if (s > alpha && s < beta) break;
+                if (tries + 1 >= ASPIRATION_MAX_TRIES) {
+                    alpha = -SCORE_INF;
+                    beta = SCORE_INF;
+                } else {
+                    delta *= 4;
+                    if (s <= alpha) alpha = s - delta < -SCORE_INF ? -SCORE_INF : s - delta;
+                    else beta = s + delta > SCORE_INF ? SCORE_INF : s + delta;
+                }
+            }
+            if (e->stopped) break;
+            prev[k] = e->root[k].score;
+        }
+        if (e->stopped) break;
+        out->depth = depth;
+        out->npv = multipv;
+        for (int k = 0; k < multipv; k++) fill_line(&out->pvs[k], &e->root[k]);
+        if (limits->on_info) {
+            finish(e, out);
+            limits->on_info(limits->info_ctx, out);
+        }
+        Score best = e->root[0].score;
+        /* a proven result cannot change with more depth */
+        if ((best >= SCORE_MATE_MIN || best <= -SCORE_MATE_MIN) && SCORE_MATE - (best > 0 ? best : -best) < depth)
+            break;
+        if (e->nroot == 1 && depth >= 2) break;
+        if (e->deadline_ns &&
+            search_now_ns() - e->start_ns > limits->time_ms * 1000000 * SOFT_TIME_NUM / SOFT_TIME_DEN) {
+            cut_short = depth < max_depth;
+            break;
+        }
+    }
+    out->complete = !e->stopped && !cut_short;
+    finish(e, out);
+}

@@ -1,0 +1,57 @@
+/*
+ * search.h - the Engine struct and the search entry point (internal to
+ * engine/: outside code uses engine.h).
+ *
+ * Design. Everything one search needs lives in one Engine: the front part
+ * (counters, limits, killers, the triangular PV table, the root move list)
+ * is reset with one memset at the start of each search; the part from
+ * `history` on persists across searches (history scores are halved, the
+ * transposition table ages by generation).
+ */
+#ifndef GOMOKUD_SEARCH_H
+#define GOMOKUD_SEARCH_H
+
+#include "board.h"
+#include "engine.h"
+#include "tt.h"
+#include "vcf.h"
+
+#define MAX_PLY 128
+
+typedef struct {
+    Move move;
+    Score score;   /* last iteration's score; -SCORE_INF when it failed low */
+    int32_t order; /* generation-time ordering score */
+    int pv_len;
+    Move pv[ENGINE_MAX_PV];
+} RootMove;
+
+struct Engine {
+    /* ---- reset at the start of every search ---- */
+    uint64_t nodes;
+    int seldepth;
+    bool stopped;
+    int64_t start_ns, deadline_ns; /* deadline 0 = none */
+    uint64_t node_limit;           /* 0 = none */
+    const atomic_bool *stop;
+    int nroot;
+    Move killers[MAX_PLY][2];
+    int pvlen[MAX_PLY];
+    Move pv[MAX_PLY][MAX_PLY];
+    RootMove root[BOARD_MAX_MOVES];
+
+    /* ---- kept across searches ---- */
+    int32_t history[2][BOARD_CELLS];
+    Board board;
+    TT tt;
+    ThreatCacheEntry *threat_cache;
+    size_t threat_mask;
+};
+
+/* Searches e->board (already set up) within limits; fills *out. */
+void search_run(Engine *e, const Limits *limits, EngineResult *out);
+
+/* Monotonic clock in nanoseconds. */
+int64_t search_now_ns(void);
+
+#endif

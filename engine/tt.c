@@ -1,0 +1,105 @@
+/* tt.c - bucketed transposition table (see tt.h). */
+#include "tt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* An entry from an older generation counts this many plies shallower per
+ * generation when choosing a victim. */
+#define TT_AGE_WEIGHT 8
+
+bool tt_init(TT *tt, size_t mib)
+{
+    memset(tt, 0, sizeof *tt);
+    if (mib == 0) mib = 1;
+    size_t want = mib * 1024 * 1024 / sizeof(TTBucket), n = 1;
+    while (n * 2 <= want) n *= 2;
+    tt->buckets = calloc(n, sizeof(TTBucket));
+    if (!tt->buckets) return false;
+    tt->mask = n - 1;
+    return true;
+}
+
+void tt_free(TT *tt)
+{
+    free(tt->buckets);
+    memset(tt, 0, sizeof *tt);
+}
+
+void tt_clear(TT *tt)
+{
+    if (tt->buckets) memset(tt->buckets, 0, (tt->mask + 1) * sizeof(TTBucket));
+    tt->generation = 0;
+}
+
+size_t tt_bytes(const TT *tt) { return tt->buckets ? (tt->mask + 1) * sizeof(TTBucket) : 0; }
+
+void tt_new_search(TT *tt) { tt->generation = (uint8_t)((tt->generation + 1) & 63); }
+
+Score tt_score_to(Score s, int ply)
+{
+    if (s >= SCORE_MATE_MIN) return s + ply;
+    if (s <= -SCORE_MATE_MIN) return s - ply;
+    return s;
+}
+
+Score tt_score_from(Score s, int ply)
+{
+    if (s >= SCORE_MATE_MIN) return s - ply;
+    if (s <= -SCORE_MATE_MIN) return s + ply;
+    return s;
+}
+
+TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
+{
+    TTProbe p = {.hit = false, .move = MOVE_NONE};
+    const TTBucket *b = &tt->buckets[key & tt->mask];
+    uint32_t check = (uint32_t)(key >> 32);
+    for (int i = 0; i < TT_BUCKET; i++) {
+        const TTEntry *e = &b->e[i];
+        if (e->check != check || !(e->genbound & 3)) continue;
+        p.hit = true;
+        p.move = e->move;
+        p.score = tt_score_from(e->score, ply);
+        p.eval = e->eval;
+        p.depth = e->depth;
+        p.bound = e->genbound & 3;
+        break;
+    }
+    return p;
+}
+
+static int age_of(const TT *tt, const TTEntry *e) { return (tt->generation - (e->genbound >> 2)) & 63; }
+
+void tt_store(TT *tt, uint64_t key, int ply, Move move, Score score, Score eval, int depth, int bound)
+{
+    TTBucket *b = &tt->buckets[key & tt->mask];
+    uint32_t check = (uint32_t)(key >> 32);
+    TTEntry *victim = NULL;
+    int worst = 1 << 30;
+    for (int i = 0; i < TT_BUCKET; i++) {
+        TTEntry *e = &b->e[i];
+        if (e->check == check || !(e->genbound & 3)) {
+            victim = e;
+            /* keep a deeper result of this search unless the new one is exact */
+            if (e->check == check && (e->genbound & 3) && age_of(tt, e) == 0 && bound != BOUND_EXACT &&
+                e->depth > depth + 2)
+                return;
+            if (e->check == check && move == MOVE_NONE) move = e->move;
+            break;
+        }
+        int value = e->depth - TT_AGE_WEIGHT * age_of(tt, e);
+        if (value < worst) {
+            worst = value;
+            victim = e;
+        }
+    }
+    victim->check = check;
+    victim->move = move;
+    victim->score = (int16_t)tt_score_to(score, ply);
+    victim->eval = (int16_t)eval;
+    victim->depth = (int8_t)(depth < 0 ? 0 : depth > 127 ? 127 : depth);
+    victim->genbound = (uint8_t)(tt->generation << 2 | bound);
+}
