@@ -47,47 +47,50 @@ bool board_init_tables(void)
 
 uint64_t board_base_key(int size, Rule rule) { return zobrist_setup[rule][size]; }
 
-static inline uint16_t pat4_of(const Cell *c, int side)
+/* Reads all four patterns of an empty cell and its threat levels. */
+static inline void set_patterns(const Board *b, Cell *c)
 {
-    int sh = side ? 4 : 0;
-    return (uint16_t)((c->pat[0] >> sh & 15) | (c->pat[1] >> sh & 15) << 4 | (c->pat[2] >> sh & 15) << 8 |
-                      (c->pat[3] >> sh & 15) << 12);
-}
-
-/* Threat levels of an empty cell from its four patterns. */
-static inline void set_threats(const Board *b, Cell *c)
-{
-    c->threat[0] = (uint8_t)threat_of(pat4_of(c, 0), b->rule == RULE_RENJU);
-    c->threat[1] = (uint8_t)threat_of(pat4_of(c, 1), false);
+    c->pat4[0] = c->pat4[1] = 0;
+    for (int d = 0; d < 4; d++) {
+        uint8_t v = pattern_packed(b->rule, c->key[d]);
+        c->pat4[0] |= (uint16_t)((v & 15) << (4 * d));
+        c->pat4[1] |= (uint16_t)((v >> 4) << (4 * d));
+    }
+    c->threat[0] = (uint8_t)threat_of(c->pat4[0], b->rule == RULE_RENJU);
+    c->threat[1] = (uint8_t)threat_of(c->pat4[1], false);
 }
 
 static inline void count_cell(Board *b, const Cell *c, int delta)
 {
     for (int d = 0; d < 4; d++) {
-        b->pcount[0][c->pat[d] & 15] += delta;
-        b->pcount[1][c->pat[d] >> 4] += delta;
+        b->pcount[0][c->pat4[0] >> (4 * d) & 15] += delta;
+        b->pcount[1][c->pat4[1] >> (4 * d) & 15] += delta;
     }
     b->tcount[0][c->threat[0]] += delta;
     b->tcount[1][c->threat[1]] += delta;
+}
+
+/* One side's pattern of an empty cell in direction d changed from o to n. */
+static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
+{
+    b->pcount[side][o]--;
+    b->pcount[side][n]++;
+    c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+    uint8_t t = c->threat[side];
+    c->threat[side] = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+    b->tcount[side][t]--;
+    b->tcount[side][c->threat[side]]++;
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key
  * changed, and its threat levels if the pattern did. */
 static inline void refresh(Board *b, Cell *c, int d)
 {
-    uint8_t np = pattern_table[b->rule][c->key[d]], op = c->pat[d];
-    if (np == op) return;
-    b->pcount[0][op & 15]--;
-    b->pcount[0][np & 15]++;
-    b->pcount[1][op >> 4]--;
-    b->pcount[1][np >> 4]++;
-    c->pat[d] = np;
-    uint8_t t0 = c->threat[0], t1 = c->threat[1];
-    set_threats(b, c);
-    b->tcount[0][t0]--;
-    b->tcount[0][c->threat[0]]++;
-    b->tcount[1][t1]--;
-    b->tcount[1][c->threat[1]]++;
+    uint8_t v = pattern_packed(b->rule, c->key[d]);
+    unsigned nb = v & 15, nw = v >> 4;
+    unsigned ob = c->pat4[0] >> (4 * d) & 15, ow = c->pat4[1] >> (4 * d) & 15;
+    if (nb != ob) repattern(b, c, 0, d, ob, nb);
+    if (nw != ow) repattern(b, c, 1, d, ow, nw);
 }
 
 static void place(Board *b, Move m, Color color)
@@ -133,8 +136,7 @@ static void lift(Board *b, Move m)
     }
     for (int i = 0; i < NEAR_COUNT; i++) cm[near_offset[i]].near--;
     cm->stone = EMPTY;
-    for (int d = 0; d < 4; d++) cm->pat[d] = pattern_table[b->rule][cm->key[d]];
-    set_threats(b, cm);
+    set_patterns(b, cm);
     count_cell(b, cm, +1);
 }
 
@@ -194,7 +196,7 @@ void board_rebuild(Board *b)
     for (int i = 0; i < BOARD_CELLS; i++) {
         Cell *c = &b->cell[i];
         memset(c->key, 0, sizeof c->key);
-        memset(c->pat, 0, sizeof c->pat);
+        c->pat4[0] = c->pat4[1] = 0;
         c->threat[0] = c->threat[1] = 0;
         c->near = 0;
     }
@@ -205,8 +207,7 @@ void board_rebuild(Board *b)
             for (int o = -PATTERN_HALF; o <= PATTERN_HALF; o++)
                 if (o) c->key[d] |= (uint32_t)c[o * board_dir[d]].stone << pattern_key_shift(o);
         if (c->stone == EMPTY) {
-            for (int d = 0; d < 4; d++) c->pat[d] = pattern_table[b->rule][c->key[d]];
-            set_threats(b, c);
+            set_patterns(b, c);
             count_cell(b, c, +1);
             continue;
         }

@@ -29,7 +29,7 @@
 
 typedef struct {
     uint32_t key[4];   /* line neighbour keys, one per direction */
-    uint8_t pat[4];    /* packed patterns: black | white << 4 */
+    uint16_t pat4[2];  /* per side (black [0], white [1]): the Pattern of direction d in bits 4d..4d+3 */
     uint8_t threat[2]; /* Threat for black [0] and white [1] */
     uint8_t near;      /* stones in the candidate neighbourhood */
     uint8_t stone;     /* Color */
@@ -93,8 +93,7 @@ static inline Move board_last(const Board *b) { return b->nmoves ? b->history[b-
 
 static inline Pattern board_pattern(const Board *b, Move m, int dir, Color side)
 {
-    uint8_t v = b->cell[m].pat[dir];
-    return (Pattern)(side == BLACK ? v & 15 : v >> 4);
+    return (Pattern)(b->cell[m].pat4[side - 1] >> (4 * dir) & 15);
 }
 
 static inline Threat board_threat(const Board *b, Move m, Color side)

@@ -175,7 +175,7 @@ bool pattern_init(void)
 {
     if (tables_storage) return true;
     uint8_t *memo = malloc(2 * (size_t)MEMO_SIZE);
-    uint8_t *store = malloc((size_t)RULE_COUNT * PATTERN_KEYS + 2 * 65536);
+    uint8_t *store = malloc((1u << 16) + 2 * (size_t)PATTERN_KEYS + 2 * 65536);
     if (!memo || !store) {
         free(memo);
         free(store);
@@ -188,22 +188,25 @@ bool pattern_init(void)
      * both, renju black only. */
     static const bool exact_black[RULE_COUNT] = {false, true, true};
     static const bool exact_white[RULE_COUNT] = {false, true, false};
+    uint8_t *t = store;
     for (int r = 0; r < RULE_COUNT; r++) {
-        uint8_t *t = store + (size_t)r * PATTERN_KEYS;
-        for (uint32_t key = 0; key < PATTERN_KEYS; key++) {
+        uint32_t n = r == RULE_FREESTYLE ? 1u << 16 : PATTERN_KEYS;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t key = r == RULE_FREESTYLE ? i << 2 : i; /* the cells five away left empty */
             unsigned own, empty;
             side_masks(key, BLACK, &own, &empty);
             Pattern b = classify(exact_black[r] ? &exact_c : &free_c, own, empty);
             side_masks(key, WHITE, &own, &empty);
             Pattern w = classify(exact_white[r] ? &exact_c : &free_c, own, empty);
-            t[key] = (uint8_t)(b | w << 4);
+            t[i] = (uint8_t)(b | w << 4);
         }
         pattern_table[r] = t;
+        t += n;
     }
     for (int m = 0; m < 2; m++) {
-        uint8_t *t = store + (size_t)RULE_COUNT * PATTERN_KEYS + (size_t)m * 65536;
         for (uint32_t k = 0; k < 65536; k++) t[k] = (uint8_t)combine((uint16_t)k, m == 1);
         threat_table[m] = t;
+        t += 65536;
     }
     free(memo);
     tables_storage = store;

@@ -37,7 +37,7 @@ static uint32_t rng(void)
 static void make_games(Board *b)
 {
     for (int g = 0; g < GAMES; g++) {
-        board_reset(b, 15, RULE_FREESTYLE);
+        board_reset(b, 15, RULE_FREESTYLE); /* stone placement only: any rule does */
         for (int i = 0; i < GAME_LEN; i++) {
             Move m;
             do {
@@ -55,6 +55,33 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Play/undo pairs per second over the fixed games, under one rule. */
+static double play_undo_rate(Board *b, Rule rule)
+{
+    long pairs = 0;
+    double t0 = now_s();
+    for (int rep = 0; rep < PLAY_REPEAT; rep++) {
+        const Move *g = games[rep % GAMES];
+        board_reset(b, 15, rule);
+        for (int i = 0; i < GAME_LEN / 2; i++) board_play(b, g[i]);
+        /* the measured part: a search-like walk of play/undo pairs */
+        for (int i = GAME_LEN / 2; i < GAME_LEN; i++) {
+            for (int j = i; j < GAME_LEN; j++) board_play(b, g[j]);
+            for (int j = i; j < GAME_LEN; j++) board_undo(b);
+            pairs += GAME_LEN - i;
+            board_play(b, g[i]);
+            pairs++;
+        }
+    }
+    return pairs / (now_s() - t0);
+}
+
+static void report(const char *what, const double *sorted)
+{
+    printf("%s %.2fM (median of %d; min %.2fM max %.2fM)\n", what, sorted[RUNS / 2] / 1e6, RUNS, sorted[0] / 1e6,
+           sorted[RUNS - 1] / 1e6);
+}
+
 int main(void)
 {
     if (!board_init_tables()) {
@@ -64,30 +91,14 @@ int main(void)
     static Board b;
     make_games(&b);
 
-    double play_rate[RUNS], eval_rate[RUNS];
+    double play_rate[RUNS], renju_rate[RUNS], eval_rate[RUNS];
     volatile Score sink = 0;
     for (int r = 0; r < RUNS; r++) {
-        long pairs = 0;
-        double t0 = now_s();
-        for (int rep = 0; rep < PLAY_REPEAT; rep++) {
-            const Move *g = games[rep % GAMES];
-            board_reset(&b, 15, RULE_FREESTYLE);
-            for (int i = 0; i < GAME_LEN / 2; i++) board_play(&b, g[i]);
-            /* the measured part: a search-like walk of play/undo pairs */
-            for (int i = GAME_LEN / 2; i < GAME_LEN; i++) {
-                for (int j = i; j < GAME_LEN; j++) board_play(&b, g[j]);
-                for (int j = i; j < GAME_LEN; j++) board_undo(&b);
-                pairs += GAME_LEN - i;
-                board_play(&b, g[i]);
-                pairs++;
-            }
-        }
-        double t1 = now_s();
-        /* board_reset and the setup plays are a small share; count them out */
-        play_rate[r] = pairs / (t1 - t0);
+        play_rate[r] = play_undo_rate(&b, RULE_FREESTYLE);
+        renju_rate[r] = play_undo_rate(&b, RULE_RENJU);
 
         long evals = 0;
-        t0 = now_s();
+        double t0 = now_s();
         for (int g = 0; g < GAMES; g++) {
             board_reset(&b, 15, RULE_FREESTYLE);
             for (int i = 0; i < GAME_LEN; i++) {
@@ -96,14 +107,14 @@ int main(void)
                 evals += EVAL_REPEAT;
             }
         }
-        t1 = now_s();
+        double t1 = now_s();
         eval_rate[r] = evals / (t1 - t0);
     }
     qsort(play_rate, RUNS, sizeof(double), cmp_double);
+    qsort(renju_rate, RUNS, sizeof(double), cmp_double);
     qsort(eval_rate, RUNS, sizeof(double), cmp_double);
-    printf("core 15x15 play+undo pairs/s: %.2fM (median of %d; min %.2fM max %.2fM)\n", play_rate[RUNS / 2] / 1e6,
-           RUNS, play_rate[0] / 1e6, play_rate[RUNS - 1] / 1e6);
-    printf("core 15x15 evaluations/s:     %.2fM (median of %d; min %.2fM max %.2fM)\n", eval_rate[RUNS / 2] / 1e6,
-           RUNS, eval_rate[0] / 1e6, eval_rate[RUNS - 1] / 1e6);
+    report("core 15x15 play+undo pairs/s (freestyle):", play_rate);
+    report("core 15x15 play+undo pairs/s (renju):    ", renju_rate);
+    report("core 15x15 evaluations/s:                ", eval_rate);
     return (int)(sink & 0);
 }
