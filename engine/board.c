@@ -60,8 +60,28 @@ static inline void set_patterns(const Board *b, Cell *c)
     c->threat[1] = (uint8_t)threat_of(c->pat4[1], false);
 }
 
+/* The TK_* kinds of a threat level, as a bit mask. */
+static inline unsigned threat_kinds(unsigned t)
+{
+    static const uint8_t kinds[T_COUNT] = {
+        [T_FIVE] = 1 << TK_FIVE,
+        [T_F4] = 1 << TK_FOUR | 1 << TK_OPEN4,
+        [T_B4] = 1 << TK_FOUR, [T_B4P] = 1 << TK_FOUR, [T_B4F3] = 1 << TK_FOUR,
+        [T_F3] = 1 << TK_THREE, [T_F3P] = 1 << TK_THREE, [T_F3X2] = 1 << TK_THREE,
+    };
+    return kinds[t];
+}
+
+static inline void flip_kinds(Board *b, int side, const Cell *c, unsigned kinds)
+{
+    Move m = (Move)(c - b->cell);
+    for (; kinds; kinds &= kinds - 1) b->tbits[side][__builtin_ctz(kinds)][m >> 6] ^= 1ull << (m & 63);
+}
+
 static inline void count_cell(Board *b, const Cell *c, int delta)
 {
+    flip_kinds(b, 0, c, threat_kinds(c->threat[0]));
+    flip_kinds(b, 1, c, threat_kinds(c->threat[1]));
     for (int d = 0; d < 4; d++) {
         b->pcount[0][c->pat4[0] >> (4 * d) & 15] += delta;
         b->pcount[1][c->pat4[1] >> (4 * d) & 15] += delta;
@@ -76,10 +96,12 @@ static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, uns
     b->pcount[side][o]--;
     b->pcount[side][n]++;
     c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
-    uint8_t t = c->threat[side];
-    c->threat[side] = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+    uint8_t t = c->threat[side], nt = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+    if (t == nt) return;
+    c->threat[side] = nt;
     b->tcount[side][t]--;
-    b->tcount[side][c->threat[side]]++;
+    b->tcount[side][nt]++;
+    flip_kinds(b, side, c, threat_kinds(t) ^ threat_kinds(nt));
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key
@@ -110,7 +132,9 @@ static void place(Board *b, Move m, Color color)
             if (q->stone == EMPTY) refresh(b, q, d);
         }
     }
-    for (int i = 0; i < NEAR_COUNT; i++) cm[near_offset[i]].near++;
+    uint8_t *area = &b->area[m];
+    *area |= AREA_TAKEN;
+    for (int i = 0; i < NEAR_COUNT; i++) area[near_offset[i]]++;
     int x = MOVE_X(m), y = MOVE_Y(m);
     if (x < b->x0) b->x0 = x;
     if (x > b->x1) b->x1 = x;
@@ -134,7 +158,9 @@ static void lift(Board *b, Move m)
             if (q->stone == EMPTY) refresh(b, q, d);
         }
     }
-    for (int i = 0; i < NEAR_COUNT; i++) cm[near_offset[i]].near--;
+    uint8_t *area = &b->area[m];
+    *area &= (uint8_t)~AREA_TAKEN;
+    for (int i = 0; i < NEAR_COUNT; i++) area[near_offset[i]]--;
     cm->stone = EMPTY;
     set_patterns(b, cm);
     count_cell(b, cm, +1);
@@ -190,6 +216,7 @@ void board_rebuild(Board *b)
 {
     memset(b->pcount, 0, sizeof b->pcount);
     memset(b->tcount, 0, sizeof b->tcount);
+    memset(b->tbits, 0, sizeof b->tbits);
     b->key = zobrist_setup[b->rule][b->size] ^ (b->to_move == WHITE ? zobrist_side : 0);
     b->x0 = b->y0 = BOARD_MAX_SIZE;
     b->x1 = b->y1 = -1;
@@ -198,7 +225,7 @@ void board_rebuild(Board *b)
         memset(c->key, 0, sizeof c->key);
         c->pat4[0] = c->pat4[1] = 0;
         c->threat[0] = c->threat[1] = 0;
-        c->near = 0;
+        b->area[i] = c->stone == EMPTY ? 0 : AREA_TAKEN;
     }
     for (int i = 0; i < BOARD_CELLS; i++) {
         Cell *c = &b->cell[i];
@@ -212,7 +239,7 @@ void board_rebuild(Board *b)
             continue;
         }
         b->key ^= zobrist_stone[c->stone - 1][i];
-        for (int k = 0; k < NEAR_COUNT; k++) c[near_offset[k]].near++;
+        for (int k = 0; k < NEAR_COUNT; k++) b->area[i + near_offset[k]]++;
         int x = MOVE_X(i), y = MOVE_Y(i);
         if (x < b->x0) b->x0 = x;
         if (x > b->x1) b->x1 = x;

@@ -31,7 +31,6 @@ typedef struct {
     uint32_t key[4];   /* line neighbour keys, one per direction */
     uint16_t pat4[2];  /* per side (black [0], white [1]): the Pattern of direction d in bits 4d..4d+3 */
     uint8_t threat[2]; /* Threat for black [0] and white [1] */
-    uint8_t near;      /* stones in the candidate neighbourhood */
     uint8_t stone;     /* Color */
 } Cell;
 
@@ -39,6 +38,11 @@ typedef struct {
     Move move;
     int8_t x0, y0, x1, y1; /* bounding box before the move */
 } BoardUndo;
+
+/* Threat kinds kept as point sets: a five, a four of any kind (including a
+ * straight or double four), a straight or double four, an open three. */
+enum { TK_FIVE, TK_FOUR, TK_OPEN4, TK_THREE, TK_COUNT };
+#define BOARD_BITWORDS ((BOARD_CELLS + 63) / 64)
 
 typedef struct {
     int size;
@@ -50,8 +54,23 @@ typedef struct {
     int pcount[2][P_COUNT];             /* (empty cell, direction) pairs per pattern, per side */
     int tcount[2][T_COUNT];             /* empty cells per threat level, per side */
     BoardUndo history[BOARD_MAX_MOVES]; /* moves played, oldest first */
+    /* Candidate area, one byte a point so scans are cheap: the number of
+     * stones in the neighbourhood, plus AREA_TAKEN on stones and walls. A
+     * point is a candidate when its byte is from 1 to AREA_TAKEN - 1. */
+    uint8_t area[BOARD_CELLS];
+    /* Per side, the empty points of each threat kind (TK_*) as bit sets, so
+     * the threat moves of a position are read without scanning. */
+    uint64_t tbits[2][TK_COUNT][BOARD_BITWORDS];
     Cell cell[BOARD_CELLS];
 } Board;
+
+#define AREA_TAKEN 0x80
+
+/* Stones in the candidate neighbourhood of m. */
+static inline int board_near(const Board *b, Move m) { return b->area[m] & (AREA_TAKEN - 1); }
+
+/* True when m is empty and has a stone in its neighbourhood. */
+static inline bool board_candidate(const Board *b, Move m) { return (uint8_t)(b->area[m] - 1) < AREA_TAKEN - 1; }
 
 /* The four line directions as index steps: horizontal, vertical, and the
  * two diagonals. */
@@ -106,6 +125,17 @@ static inline Threat board_threat(const Board *b, Move m, Color side)
 static inline bool board_makes_five(const Board *b, Move m, Color side)
 {
     return b->cell[m].threat[side - 1] == T_FIVE;
+}
+
+/* Writes the empty points where side has a threat of kind TK_*, in board
+ * order, at most max of them; returns how many. */
+static inline int board_threat_points(const Board *b, Color side, int kind, Move *out, int max)
+{
+    const uint64_t *w = b->tbits[side - 1][kind];
+    int n = 0;
+    for (int i = 0; i < BOARD_BITWORDS && n < max; i++)
+        for (uint64_t x = w[i]; x && n < max; x &= x - 1) out[n++] = (Move)(i * 64 + __builtin_ctzll(x));
+    return n;
 }
 
 /* Scans the stones for a winning line of colour c under the board's rule

@@ -33,8 +33,18 @@
 
 typedef struct Engine Engine;
 
+/* Search features that can be switched off, to measure what each is worth
+ * (gomokud selfplay). Everything is on by default. */
+enum {
+    ENGINE_NO_PVS = 1,      /* plain alpha-beta: every child with the full window */
+    ENGINE_NO_TT = 2,       /* no transposition table probes or stores */
+    ENGINE_NO_ORDERING = 4, /* no TT move, killers or history: static order only */
+    ENGINE_NO_THREATS = 8,  /* no VCF/VCT at the root or the horizon */
+};
+
 typedef struct {
-    size_t tt_mib; /* transposition table size in MiB; 0 = ENGINE_DEFAULT_TT_MIB */
+    size_t tt_mib;     /* transposition table size in MiB; 0 = ENGINE_DEFAULT_TT_MIB */
+    unsigned disable;  /* ENGINE_NO_* flags */
 } EngineOptions;
 
 /* A position to analyse: the stones as a move sequence alternating from

@@ -66,7 +66,7 @@ static int candidates(const Board *b, Move *out)
     int n = 0;
     for (int y = y0; y <= y1; y++)
         for (Move m = MOVE_XY(x0, y), end = MOVE_XY(x1, y); m <= end; m++)
-            if (b->cell[m].stone == EMPTY && b->cell[m].near) out[n++] = m;
+            if (board_candidate(b, m)) out[n++] = m;
     return n;
 }
 
@@ -78,43 +78,43 @@ static int add(Board *b, ScoredMove *out, int n, Move m)
     return n + 1;
 }
 
-static int defences(Board *b, const Move *cand, int nc, ScoredMove *out)
+/* Points in the union of side a's kinds ka and side c's kinds kc (TK_* bit
+ * masks), in board order; returns the count. */
+static int kind_points(const Board *b, Color a, unsigned ka, Color c, unsigned kc, Move *out)
 {
-    int mi = b->to_move - 1, oi = 2 - b->to_move, n = 0;
-    for (int i = 0; i < nc; i++) {
-        Threat o = (Threat)b->cell[cand[i]].threat[oi], s = (Threat)b->cell[cand[i]].threat[mi];
-        if (threat_is_four(o) || threat_is_four(s)) n = add(b, out, n, cand[i]);
+    int n = 0;
+    for (int i = 0; i < BOARD_BITWORDS; i++) {
+        uint64_t w = 0;
+        for (int k = 0; k < TK_COUNT; k++) {
+            if (ka >> k & 1) w |= b->tbits[a - 1][k][i];
+            if (kc >> k & 1) w |= b->tbits[c - 1][k][i];
+        }
+        for (; w; w &= w - 1) out[n++] = (Move)(i * 64 + __builtin_ctzll(w));
     }
     return n;
 }
 
 int movegen_defences(Board *b, ScoredMove *out)
 {
-    Move cand[BOARD_MAX_MOVES];
-    int nc = candidates(b, cand);
-    return defences(b, cand, nc, out);
+    Move pts[BOARD_MAX_MOVES];
+    int np = kind_points(b, b->to_move, 1u << TK_FOUR, OPPONENT(b->to_move), 1u << TK_FOUR, pts), n = 0;
+    for (int i = 0; i < np; i++) n = add(b, out, n, pts[i]);
+    return n;
 }
 
 int movegen_five_points(const Board *b, Color side, Move *out, int max)
 {
-    int si = side - 1, n = 0;
-    if (!b->tcount[si][T_FIVE]) return 0;
-    Move cand[BOARD_MAX_MOVES];
-    int nc = candidates(b, cand);
-    for (int i = 0; i < nc && n < max; i++)
-        if (b->cell[cand[i]].threat[si] == T_FIVE) out[n++] = cand[i];
-    return n;
+    return board_threat_points(b, side, TK_FIVE, out, max);
 }
 
 bool movegen_has_open_four_point(Board *b, Color side)
 {
-    int si = side - 1;
-    if (!b->tcount[si][T_F4]) return false;
+    if (!b->tcount[side - 1][T_F4]) return false;
     if (b->rule != RULE_RENJU || side != BLACK) return true;
-    Move cand[BOARD_MAX_MOVES];
-    int nc = candidates(b, cand);
-    for (int i = 0; i < nc; i++)
-        if (b->cell[cand[i]].threat[si] == T_F4 && !movegen_forbidden(b, cand[i])) return true;
+    Move pts[BOARD_MAX_MOVES];
+    int np = board_threat_points(b, side, TK_OPEN4, pts, BOARD_MAX_MOVES);
+    for (int i = 0; i < np; i++)
+        if (!movegen_forbidden(b, pts[i])) return true;
     return false;
 }
 
@@ -135,9 +135,8 @@ Move movegen_any_legal(Board *b)
 int movegen(Board *b, ScoredMove *out, GenKind *kind)
 {
     Color me = b->to_move, opp = OPPONENT(me);
-    int mi = me - 1, oi = opp - 1, n = 0;
-    Move cand[BOARD_MAX_MOVES];
-    int nc = candidates(b, cand);
+    int n = 0;
+    Move pts[BOARD_MAX_MOVES];
     if (b->nmoves == 0) {
         *kind = GEN_ALL;
         int c = b->size / 2;
@@ -145,41 +144,35 @@ int movegen(Board *b, ScoredMove *out, GenKind *kind)
         out[0].score = 0;
         return 1;
     }
-    if (b->tcount[mi][T_FIVE]) {
+    if (movegen_five_points(b, me, pts, 1)) {
         *kind = GEN_WIN;
-        for (int i = 0; i < nc; i++)
-            if (b->cell[cand[i]].threat[mi] == T_FIVE) {
-                out[0].move = cand[i];
-                out[0].score = own_weight[T_FIVE];
-                return 1;
-            }
+        out[0].move = pts[0];
+        out[0].score = own_weight[T_FIVE];
+        return 1;
     }
-    if (b->tcount[oi][T_FIVE]) {
+    if (b->tcount[opp - 1][T_FIVE]) {
         *kind = GEN_BLOCK_FIVE;
-        for (int i = 0; i < nc; i++)
-            if (b->cell[cand[i]].threat[oi] == T_FIVE) n = add(b, out, n, cand[i]);
+        int np = movegen_five_points(b, opp, pts, BOARD_MAX_MOVES);
+        for (int i = 0; i < np; i++) n = add(b, out, n, pts[i]);
         return n;
     }
-    if (b->tcount[oi][T_F4] && movegen_has_open_four_point(b, opp)) {
+    if (b->tcount[opp - 1][T_F4] && movegen_has_open_four_point(b, opp)) {
         *kind = GEN_DEFEND_THREE;
-        n = defences(b, cand, nc, out);
+        n = movegen_defences(b, out);
         if (n) return n;
     }
     *kind = GEN_ALL;
-    for (int i = 0; i < nc; i++) n = add(b, out, n, cand[i]);
+    int nc = candidates(b, pts);
+    for (int i = 0; i < nc; i++) n = add(b, out, n, pts[i]);
     return n;
 }
 
 int movegen_threats(Board *b, ScoredMove *out, bool fours_only)
 {
-    int mi = b->to_move - 1, n = 0;
-    Move cand[BOARD_MAX_MOVES];
-    int nc = candidates(b, cand);
-    for (int i = 0; i < nc; i++) {
-        Threat t = (Threat)b->cell[cand[i]].threat[mi];
-        if (threat_is_four(t) || t == T_FIVE || (!fours_only && threat_is_three(t)))
-            n = add(b, out, n, cand[i]);
-    }
+    Move pts[BOARD_MAX_MOVES];
+    unsigned kinds = 1u << TK_FIVE | 1u << TK_FOUR | (fours_only ? 0 : 1u << TK_THREE);
+    int np = kind_points(b, b->to_move, kinds, b->to_move, 0, pts), n = 0;
+    for (int i = 0; i < np; i++) n = add(b, out, n, pts[i]);
     return n;
 }
 

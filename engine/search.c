@@ -127,7 +127,7 @@ static Score horizon(Engine *e, int ply)
     Board *b = &e->board;
     int mi = b->to_move - 1;
     int fours = b->tcount[mi][T_B4] + b->tcount[mi][T_B4P] + b->tcount[mi][T_B4F3];
-    if (fours && !b->tcount[2 - b->to_move][T_FIVE]) {
+    if (fours && !b->tcount[2 - b->to_move][T_FIVE] && !(e->disable & ENGINE_NO_THREATS)) {
         Move line[THREAT_MAX_LINE];
         int len;
         int r = threat_search(e, false, HORIZON_VCF_NODES, HORIZON_VCF_PLIES, line, &len);
@@ -144,10 +144,13 @@ static bool is_quiet(const Board *b, Move m)
     return board_threat(b, m, b->to_move) < T_F3 && board_threat(b, m, OPPONENT(b->to_move)) < T_F3;
 }
 
+/* Adds the order classes to the generator's scores (moves are then picked
+ * best first, lazily: most nodes cut off after a move or two). */
 static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
 {
     const Board *b = &e->board;
     int me = b->to_move - 1;
+    if (e->disable & ENGINE_NO_ORDERING) return;
     for (int i = 0; i < n; i++) {
         Move m = mv[i].move;
         if (m == tt_move) mv[i].score = ORDER_TT;
@@ -155,7 +158,17 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
         else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
         else mv[i].score += e->history[me][m] / HISTORY_DIV;
     }
-    movegen_sort(mv, n);
+}
+
+/* Swaps the best of mv[i..n) into mv[i]; ties go to the lower point. */
+static void pick(ScoredMove *mv, int n, int i)
+{
+    int best = i;
+    for (int j = i + 1; j < n; j++)
+        if (mv[j].score > mv[best].score || (mv[j].score == mv[best].score && mv[j].move < mv[best].move)) best = j;
+    ScoredMove t = mv[i];
+    mv[i] = mv[best];
+    mv[best] = t;
 }
 
 static void reward(Engine *e, Move m, int depth, int ply)
@@ -194,7 +207,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     if (at_horizon && !must_block) return horizon(e, ply);
     if (at_horizon) depth = 1; /* a four must be answered: look one ply more */
 
-    TTProbe t = tt_probe(&e->tt, b->key, ply);
+    TTProbe t = {.hit = false, .move = MOVE_NONE};
+    if (!(e->disable & ENGINE_NO_TT)) t = tt_probe(&e->tt, b->key, ply);
     if (t.hit && !pv_node && t.depth >= depth) {
         if (t.bound == BOUND_EXACT || (t.bound == BOUND_LOWER && t.score >= beta) ||
             (t.bound == BOUND_UPPER && t.score <= alpha))
@@ -206,15 +220,14 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     int n = movegen(b, mv, &kind);
     if (n == 0) return kind == GEN_BLOCK_FIVE ? mated_in(ply + 2) : 0;
     order_moves(e, mv, n, t.hit ? t.move : MOVE_NONE, ply);
-    if (kind == GEN_ALL) {
-        int cap = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
-        if (n > cap) n = cap;
-    }
+    int limit = n;
+    if (kind == GEN_ALL && limit > PRUNE_BASE + PRUNE_PER_DEPTH * depth) limit = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
     int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
 
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < limit; i++) {
+        pick(mv, n, i);
         Move m = mv[i].move;
         int reduction = 0;
         if (i >= LMR_MIN_INDEX && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && is_quiet(b, m))
@@ -222,7 +235,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         int child = depth - 1 + ext;
         board_play(b, m);
         Score s;
-        if (i == 0) {
+        if (i == 0 || (e->disable & ENGINE_NO_PVS)) {
             s = -negamax(e, child, ply + 1, -beta, -alpha, pv_node);
         } else {
             s = -negamax(e, child - reduction, ply + 1, -alpha - 1, -alpha, false);
@@ -245,7 +258,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         }
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(&e->tt, b->key, ply, best_move, best, 0, depth, bound);
+    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, 0, depth, bound);
     return best;
 }
 
@@ -259,7 +272,7 @@ static Score root_search(Engine *e, int depth, Score alpha, Score beta, int firs
         Move m = e->root[i].move;
         board_play(b, m);
         Score s;
-        if (i == first) {
+        if (i == first || (e->disable & ENGINE_NO_PVS)) {
             s = -negamax(e, depth - 1, 1, -beta, -alpha, true);
         } else {
             s = -negamax(e, depth - 1, 1, -alpha - 1, -alpha, false);
@@ -354,7 +367,7 @@ static int cmp_root(const void *a, const void *b)
 
 void search_run(Engine *e, const Limits *limits, EngineResult *out)
 {
-    memset(e, 0, offsetof(Engine, history));
+    memset(e, 0, offsetof(Engine, disable));
     e->start_ns = search_now_ns();
     e->stop = limits->stop;
     e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
@@ -398,7 +411,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         finish(e, out);
         return;
     }
-    if (root_threats(e, out)) {
+    if (!(e->disable & ENGINE_NO_THREATS) && root_threats(e, out)) {
         finish(e, out);
         return;
     }
@@ -416,7 +429,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     for (int depth = 1; depth <= max_depth && !e->stopped; depth++) {
         for (int k = 0; k < multipv && !e->stopped; k++) {
             Score delta = ASPIRATION_DELTA, alpha = -SCORE_INF, beta = SCORE_INF;
-            if (depth >= 3 && prev[k] > -SCORE_MATE_MIN && prev[k] < SCORE_MATE_MIN) {
+            if (depth >= 3 && !(e->disable & ENGINE_NO_PVS) && prev[k] > -SCORE_MATE_MIN && prev[k] < SCORE_MATE_MIN) {
                 alpha = prev[k] - delta;
                 beta = prev[k] + delta;
             }

@@ -41,6 +41,7 @@ struct Engine {
     RootMove root[BOARD_MAX_MOVES];
 
     /* ---- kept across searches ---- */
+    unsigned disable; /* ENGINE_NO_* */
     int32_t history[2][BOARD_CELLS];
     Board board;
     TT tt;

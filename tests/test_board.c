@@ -99,10 +99,10 @@ Test(board, a_lone_stone_marks_its_neighbourhood_as_candidates)
 {
     static Board b;
     support_moves(&b, 15, RULE_FREESTYLE, "h8");
-    cr_assert_gt(b.cell[support_pt(&b, "j10")].near, 0);
-    cr_assert_gt(b.cell[support_pt(&b, "k8")].near, 0);
-    cr_assert_eq(b.cell[support_pt(&b, "k9")].near, 0);
-    cr_assert_eq(b.cell[support_pt(&b, "a1")].near, 0);
+    cr_assert_gt(board_near(&b, support_pt(&b, "j10")), 0);
+    cr_assert_gt(board_near(&b, support_pt(&b, "k8")), 0);
+    cr_assert_eq(board_near(&b, support_pt(&b, "k9")), 0);
+    cr_assert_eq(board_near(&b, support_pt(&b, "a1")), 0);
     cr_assert_eq(b.x0, 7);
     cr_assert_eq(b.x1, 7);
 }
@@ -152,7 +152,8 @@ static void assert_matches_rebuild(const Board *b, int step)
         for (int x = 0; x < b->size; x++) {
             const Cell *c = &b->cell[MOVE_XY(x, y)], *f = &fresh.cell[MOVE_XY(x, y)];
             cr_assert(!memcmp(c->key, f->key, sizeof c->key), "step %d: keys at %d,%d", step, x, y);
-            cr_assert_eq(c->near, f->near, "step %d: near count at %d,%d", step, x, y);
+            Move m = MOVE_XY(x, y);
+            cr_assert_eq(b->area[m], fresh.area[m], "step %d: candidate area at %d,%d", step, x, y);
             if (c->stone != EMPTY) continue;
             cr_assert(!memcmp(c->pat4, f->pat4, sizeof c->pat4), "step %d: patterns at %d,%d", step, x, y);
             cr_assert(!memcmp(c->threat, f->threat, sizeof c->threat), "step %d: threats at %d,%d", step, x, y);
@@ -180,7 +181,7 @@ Test(board, incremental_upkeep_equals_a_rebuild_through_random_play_and_undo, .t
                 bool near = b.nmoves && rnd(8);
                 do {
                     m = MOVE_XY(rnd(size), rnd(size));
-                } while (!board_empty(&b, m) || (near && !b.cell[m].near && !board_full(&b) && rnd(50)));
+                } while (!board_empty(&b, m) || (near && !board_near(&b, m) && !board_full(&b) && rnd(50)));
                 board_play(&b, m);
             }
             assert_matches_rebuild(&b, step);

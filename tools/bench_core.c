@@ -42,7 +42,7 @@ static void make_games(Board *b)
             Move m;
             do {
                 m = i == 0 ? MOVE_XY(7, 7) : MOVE_XY(rng() % 15, rng() % 15);
-            } while (!board_empty(b, m) || (i && !b->cell[m].near));
+            } while (!board_empty(b, m) || (i && !board_near(b, m)));
             games[g][i] = m;
             board_play(b, m);
         }

@@ -1,0 +1,199 @@
+/*
+ * cmd_bench.c - `gomokud bench`: the search benchmark.
+ *
+ *   gomokud bench [--depth N] [--timed-ms MS]   fixed positions of each rule
+ *   gomokud bench tactics [--file F] [--time-ms MS]   the tactics suite
+ *
+ * The fixed-depth part searches every position from a cleared engine, so
+ * its node counts and best moves are the same on every machine; the
+ * signature hashes them and changes only when the search does. The timed
+ * part reports the depth each position reaches in MS milliseconds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/board.h"
+#include "engine/rules.h"
+#include "server/commands.h"
+#include "server/tactics.h"
+
+#define BENCH_DEFAULT_DEPTH 8
+#define BENCH_DEFAULT_TIMED_MS 1000
+#define BENCH_TT_MIB 64
+#define TACTICS_DEFAULT_FILE "tests/data/tactics.jsonl"
+#define TACTICS_DEFAULT_MS 1000
+
+typedef struct {
+    Rule rule;
+    const char *moves;
+} BenchPosition;
+
+/* Quiet middle-game positions of each rule (no forced win at the root). */
+static const BenchPosition positions[] = {
+    {RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9"},
+    {RULE_FREESTYLE, "h8 i7 g6 h6 g8 f8 j8 g7 k8 i8 i5 j7 h7 f9"},
+    {RULE_FREESTYLE, "h8 h10 g7 f6 g8 i8 g9 g10 h9 i10 f10 i7"},
+    {RULE_STANDARD, "h8 i9 j8 h7 j10 j11 k10 i10 i11 g8"},
+    {RULE_STANDARD, "h8 h9 j7 i7 j8 k8 j10 j9 i9 k11 h10 k7"},
+    {RULE_STANDARD, "h8 h10 g7 f6 g8 i8 g9 g10 h9 i10 f10 i7"},
+    {RULE_RENJU, "h8 i9 j8 h7 j10 j7 i7 k9 k8 i8"},
+    {RULE_RENJU, "h8 i8 j10 h9 g10 f10 j11 k11 g11 j9 k10 i10"},
+    {RULE_RENJU, "h8 g9 h10 i8 f10 i10 i9 g11 h11 h9 g10 f9 d9 g8"},
+};
+#define NPOSITIONS (int)(sizeof positions / sizeof positions[0])
+
+static bool load(const BenchPosition *bp, Position *p)
+{
+    memset(p, 0, sizeof *p);
+    p->rule = bp->rule;
+    p->size = 15;
+    p->ordered = true;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", bp->moves);
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        Move m = move_parse_notation(tok, 15);
+        if (m == MOVE_NONE) return false;
+        p->moves[p->nmoves++] = m;
+    }
+    return position_check(p, NULL) == POSITION_OK;
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xFF;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int bench_search(int depth, int timed_ms)
+{
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = BENCH_TT_MIB});
+    if (!e) {
+        fprintf(stderr, "gomokud bench: out of memory\n");
+        return 1;
+    }
+    uint64_t total_nodes = 0, sig = 0xcbf29ce484222325ull;
+    int64_t total_ms = 0;
+    char buf[8];
+    for (int i = 0; i < NPOSITIONS; i++) {
+        Position p;
+        if (!load(&positions[i], &p)) {
+            fprintf(stderr, "gomokud bench: position %d is invalid\n", i + 1);
+            engine_free(e);
+            return 1;
+        }
+        engine_clear(e);
+        EngineResult r;
+        engine_analyze(e, &p, &(Limits){.depth = depth}, &r, NULL);
+        total_nodes += r.nodes;
+        total_ms += r.time_ms;
+        sig = fnv(fnv(sig, r.nodes), (uint64_t)(uint16_t)r.best_move);
+        printf("bench %d %-9s best %-4s score %6d depth %2d nodes %9llu time %6lld ms\n", i + 1, rule_name(p.rule),
+               move_to_notation(r.best_move, 15, buf), r.score, r.depth, (unsigned long long)r.nodes,
+               (long long)r.time_ms);
+    }
+    printf("bench depth %d: %d positions, nodes %llu, time %lld ms, nodes/s %llu, signature %016llx\n", depth,
+           NPOSITIONS, (unsigned long long)total_nodes, (long long)total_ms,
+           (unsigned long long)(total_ms ? total_nodes * 1000 / (uint64_t)total_ms : 0), (unsigned long long)sig);
+
+    if (timed_ms > 0) {
+        int depths[NPOSITIONS];
+        int64_t nps[NPOSITIONS];
+        for (int i = 0; i < NPOSITIONS; i++) {
+            Position p;
+            load(&positions[i], &p);
+            engine_clear(e);
+            EngineResult r;
+            engine_analyze(e, &p, &(Limits){.time_ms = timed_ms}, &r, NULL);
+            depths[i] = r.depth;
+            nps[i] = r.time_ms ? (int64_t)(r.nodes * 1000 / (uint64_t)r.time_ms) : 0;
+        }
+        qsort(depths, NPOSITIONS, sizeof(int), cmp_int);
+        qsort(nps, NPOSITIONS, sizeof(int64_t), cmp_i64);
+        printf("bench %d ms: median depth %d (min %d, max %d), median nodes/s %lld\n", timed_ms, depths[NPOSITIONS / 2],
+               depths[0], depths[NPOSITIONS - 1], (long long)nps[NPOSITIONS / 2]);
+    }
+    engine_free(e);
+    return 0;
+}
+
+static int bench_tactics(const char *file, int time_ms)
+{
+    Tactic *t;
+    char err[256];
+    int n = tactics_load(file, &t, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "gomokud bench tactics: %s\n", err);
+        return 1;
+    }
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = BENCH_TT_MIB});
+    int64_t *ms = malloc(sizeof *ms * (size_t)(n ? n : 1));
+    if (!e || !ms) {
+        fprintf(stderr, "gomokud bench tactics: out of memory\n");
+        engine_free(e);
+        free(ms);
+        free(t);
+        return 1;
+    }
+    int solved = 0, kinds_solved[2] = {0, 0}, kinds[2] = {0, 0};
+    char buf[8];
+    for (int i = 0; i < n; i++) {
+        t[i].pos.ordered = false; /* the suite's move orders are not always legal games */
+        engine_clear(e);
+        EngineResult r;
+        PositionError pe = engine_analyze(e, &t[i].pos, &(Limits){.time_ms = time_ms}, &r, NULL);
+        bool ok = pe == POSITION_OK && r.mate > 0 && tactics_is_win(&t[i], r.best_move);
+        int k = strcmp(t[i].kind, "vct") == 0;
+        kinds[k]++;
+        kinds_solved[k] += ok;
+        solved += ok;
+        ms[i] = ok ? r.time_ms : time_ms;
+        if (!ok)
+            printf("tactics %d (%s %s) unsolved: played %s, score %d\n", i + 1, rule_name(t[i].pos.rule), t[i].kind,
+                   move_to_notation(r.best_move, t[i].pos.size, buf), r.score);
+    }
+    qsort(ms, (size_t)n, sizeof *ms, cmp_i64);
+    printf("tactics: solved %d/%d within %d ms each (vcf %d/%d, vct %d/%d), median time %lld ms\n", solved, n, time_ms,
+           kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], (long long)(n ? ms[n / 2] : 0));
+    engine_free(e);
+    free(ms);
+    free(t);
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bool tactics = argc > 0 && !strcmp(argv[0], "tactics");
+    int depth = BENCH_DEFAULT_DEPTH, timed = BENCH_DEFAULT_TIMED_MS, time_ms = TACTICS_DEFAULT_MS;
+    const char *file = TACTICS_DEFAULT_FILE;
+    for (int i = tactics; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help")) {
+            printf("usage: gomokud bench [--depth N] [--timed-ms MS]\n"
+                   "       gomokud bench tactics [--file FILE] [--time-ms MS]\n");
+            return 0;
+        }
+        if (!v) goto bad;
+        if (!tactics && !strcmp(a, "--depth")) depth = atoi(v);
+        else if (!tactics && !strcmp(a, "--timed-ms")) timed = atoi(v);
+        else if (tactics && !strcmp(a, "--file")) file = v;
+        else if (tactics && !strcmp(a, "--time-ms")) time_ms = atoi(v);
+        else goto bad;
+        i++;
+    }
+    if (depth < 1 || depth > ENGINE_MAX_DEPTH || timed < 0 || time_ms < 1) goto bad;
+    return tactics ? bench_tactics(file, time_ms) : bench_search(depth, timed);
+bad:
+    fprintf(stderr, "gomokud bench: bad arguments (see gomokud bench --help)\n");
+    return 2;
+}
