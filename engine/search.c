@@ -333,29 +333,41 @@ static void finish(Engine *e, EngineResult *out)
     out->time_ms = (search_now_ns() - e->start_ns) / 1000000;
 }
 
-/* Threat-space search at the root: our own win, else the opponent's VCF,
- * whose points then go first in the root order. Returns true when a win
- * was proven and *out filled. */
-static bool root_threats(Engine *e, EngineResult *out)
+/* Threat-space search at the root: our own win (returned as the line and
+ * its length in plies), else the opponent's VCF, whose points then go first
+ * in the root order. Returns 0 when no win was proven. */
+static int root_threats(Engine *e, Move *line, int *len)
 {
     Board *b = &e->board;
-    Move line[THREAT_MAX_LINE];
-    int len;
-    int r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, &len);
-    if (!r && !e->stopped) r = threat_search(e, true, ROOT_VCT_NODES, ROOT_VCT_PLIES, line, &len);
-    if (r) {
-        fill_proven(out, mate_in(r), line, len);
-        return true;
-    }
-    if (b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return false;
+    int r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, len);
+    if (!r && !e->stopped) r = threat_search(e, true, ROOT_VCT_NODES, ROOT_VCT_PLIES, line, len);
+    if (r || b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return r;
+    Move opp[THREAT_MAX_LINE];
+    int opp_len;
     board_pass(b);
-    r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, &len);
+    int o = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, opp, &opp_len);
     board_pass(b);
-    if (r)
+    if (o)
         for (int i = 0; i < e->nroot; i++)
-            for (int k = 0; k < len; k++)
-                if (e->root[i].move == line[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
-    return false;
+            for (int k = 0; k < opp_len; k++)
+                if (e->root[i].move == opp[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
+    return 0;
+}
+
+/* Puts a proven win first among the reported lines (multi-PV searches keep
+ * the other lines the search found). */
+static void merge_proven(EngineResult *out, Score s, const Move *line, int len)
+{
+    if (out->npv > 0 && out->pvs[0].score >= s) return;
+    int keep = 0;
+    PvLine rest[ENGINE_MAX_MULTIPV];
+    for (int k = 0; k < out->npv; k++)
+        if (out->pvs[k].move != line[0]) rest[keep++] = out->pvs[k];
+    int npv = out->npv > 0 ? out->npv : 1, depth = out->depth;
+    fill_proven(out, s, line, len);
+    for (int k = 0; k + 1 < npv && k < keep; k++) out->pvs[k + 1] = rest[k];
+    out->npv = keep + 1 < npv ? keep + 1 : npv;
+    if (depth > out->depth) out->depth = depth;
 }
 
 static int cmp_root(const void *a, const void *b)
@@ -411,10 +423,17 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         finish(e, out);
         return;
     }
-    if (!(e->disable & ENGINE_NO_THREATS) && root_threats(e, out)) {
+    Move proven[THREAT_MAX_LINE];
+    int proven_len = 0, proven_plies = 0;
+    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, proven, &proven_len);
+    if (proven_plies && multipv == 1) {
+        fill_proven(out, mate_in(proven_plies), proven, proven_len);
         finish(e, out);
         return;
     }
+    if (proven_plies)
+        for (int i = 0; i < e->nroot; i++)
+            if (e->root[i].move == proven[0]) e->root[i].order = ORDER_TT;
     qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
     if (multipv > e->nroot) multipv = e->nroot;
 
@@ -450,6 +469,13 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
             prev[k] = e->root[k].score;
         }
         if (e->stopped) break;
+        /* slots searched later can come out higher: keep the lines best first */
+        for (int k = 1; k < multipv; k++)
+            for (int j = k; j > 0 && e->root[j].score > e->root[j - 1].score; j--) {
+                RootMove tmp = e->root[j];
+                e->root[j] = e->root[j - 1];
+                e->root[j - 1] = tmp;
+            }
         out->depth = depth;
         out->npv = multipv;
         for (int k = 0; k < multipv; k++) fill_line(&out->pvs[k], &e->root[k]);
@@ -469,5 +495,6 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         }
     }
     out->complete = !e->stopped && !cut_short;
+    if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
     finish(e, out);
 }

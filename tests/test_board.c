@@ -146,6 +146,7 @@ static void assert_matches_rebuild(const Board *b, int step)
     cr_assert_eq(b->key, fresh.key, "step %d: Zobrist key drifted", step);
     cr_assert(!memcmp(b->pcount, fresh.pcount, sizeof b->pcount), "step %d: pattern counts drifted", step);
     cr_assert(!memcmp(b->tcount, fresh.tcount, sizeof b->tcount), "step %d: threat counts drifted", step);
+    cr_assert(!memcmp(b->tbits, fresh.tbits, sizeof b->tbits), "step %d: threat point sets drifted", step);
     cr_assert(b->x0 == fresh.x0 && b->x1 == fresh.x1 && b->y0 == fresh.y0 && b->y1 == fresh.y1,
               "step %d: bounding box drifted", step);
     for (int y = 0; y < b->size; y++)

@@ -1,0 +1,270 @@
+/* Search through the engine facade: forced moves, limits, PV, multi-PV, determinism. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "engine/rules.h"
+#include "support.h"
+
+static Engine *e;
+
+static void setup(void)
+{
+    support_init();
+    e = engine_new(&(EngineOptions){.tt_mib = 8});
+    cr_assert_not_null(e);
+}
+static void teardown(void) { engine_free(e); }
+
+TestSuite(search, .init = setup, .fini = teardown);
+
+/* A position from space-separated moves in notation. */
+static Position pos_of(Rule rule, const char *moves)
+{
+    Position p = {.rule = rule, .size = 15, .ordered = true};
+    char buf[2048];
+    strncpy(buf, moves, sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        Move m = move_parse_notation(tok, 15);
+        cr_assert_neq(m, MOVE_NONE, "bad point %s", tok);
+        p.moves[p.nmoves++] = m;
+    }
+    return p;
+}
+
+static EngineResult analyze(const Position *p, Limits l)
+{
+    EngineResult r;
+    int idx;
+    PositionError err = engine_analyze(e, p, &l, &r, &idx);
+    cr_assert_eq(err, POSITION_OK, "position refused: %s", position_error_text(err));
+    return r;
+}
+
+static Move pt(const char *s) { return move_parse_notation(s, 15); }
+
+Test(search, a_five_is_played_at_once)
+{
+    Position p = pos_of(RULE_FREESTYLE, "h8 a1 i8 a3 j8 a5 k8 a7");
+    EngineResult r = analyze(&p, (Limits){.depth = 6});
+    cr_assert(r.best_move == pt("g8") || r.best_move == pt("l8"));
+    cr_assert_eq(r.mate, 1);
+    cr_assert_eq(r.pvs[0].pv_len, 1);
+}
+
+Test(search, a_four_must_be_blocked)
+{
+    /* white has e5 f5 g5 h5 open only at d5 (i5 is black): black must take d5 */
+    Position p = pos_of(RULE_FREESTYLE, "i5 e5 h8 f5 h9 g5 a1 h5");
+    EngineResult r = analyze(&p, (Limits){.depth = 4});
+    cr_assert_eq(r.best_move, pt("d5"), "black must block the four");
+}
+
+Test(search, an_open_three_is_answered_or_countered_with_a_four)
+{
+    /* white's f5 g5 h5 is open; black has nothing to counter with */
+    Position p = pos_of(RULE_FREESTYLE, "h8 f5 a1 g5 o15 h5");
+    EngineResult r = analyze(&p, (Limits){.depth = 5});
+    Move ok[] = {pt("e5"), pt("i5"), pt("d5"), pt("j5")};
+    bool found = false;
+    for (int i = 0; i < 4; i++) found |= r.best_move == ok[i];
+    cr_assert(found, "white's open three must be blocked");
+    cr_assert_geq(r.mate, 0, "blocking in time does not lose");
+}
+
+Test(search, a_straight_four_is_a_win_in_two)
+{
+    Position p = pos_of(RULE_FREESTYLE, "h8 a1 i8 a3 j8 a5");
+    EngineResult r = analyze(&p, (Limits){.depth = 6});
+    cr_assert(r.best_move == pt("g8") || r.best_move == pt("k8"));
+    cr_assert_eq(r.mate, 2);
+    cr_assert_geq(r.pvs[0].pv_len, 3, "the PV shows the four, a block and the five");
+}
+
+Test(search, the_loser_sees_the_mate_against_it)
+{
+    /* black to move cannot stop white's straight four */
+    Position p = pos_of(RULE_FREESTYLE, "a1 h8 a3 i8 a5 j8 o15 k8");
+    EngineResult r = analyze(&p, (Limits){.depth = 6});
+    cr_assert_lt(r.mate, 0);
+    cr_assert_leq(r.score, -SCORE_MATE_MIN);
+}
+
+static void assert_legal_line(const Position *p, const Move *pv, int n)
+{
+    static Board b;
+    cr_assert(board_reset(&b, p->size, p->rule));
+    for (int i = 0; i < p->nmoves; i++) board_play(&b, p->moves[i]);
+    for (int i = 0; i < n; i++) {
+        char buf[8];
+        cr_assert(rules_is_legal(&b, pv[i]), "pv[%d] %s is not legal", i, move_to_notation(pv[i], 15, buf));
+        bool five = board_makes_five(&b, pv[i], b.to_move);
+        board_play(&b, pv[i]);
+        if (five) cr_assert_eq(i + 1, n, "the line goes on after a five");
+    }
+}
+
+Test(search, every_pv_is_a_legal_sequence)
+{
+    const char *games[] = {"h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9", "h8 i9 j8 h7 j10 j7 i7 k9 k8 i8",
+                           "h8 i8 j10 h9 g10 f10 j11 k11 g11 j9 k10 i10"};
+    Rule rules[] = {RULE_FREESTYLE, RULE_RENJU, RULE_RENJU};
+    for (int g = 0; g < 3; g++) {
+        Position p = pos_of(rules[g], games[g]);
+        EngineResult r = analyze(&p, (Limits){.depth = 6, .multipv = 3});
+        for (int k = 0; k < r.npv; k++) assert_legal_line(&p, r.pvs[k].pv, r.pvs[k].pv_len);
+        cr_assert_gt(r.pvs[0].pv_len, 1);
+    }
+}
+
+Test(search, multipv_gives_distinct_moves_best_first)
+{
+    Position p = pos_of(RULE_STANDARD, "h8 i9 g7");
+    EngineResult r = analyze(&p, (Limits){.depth = 5, .multipv = 4});
+    cr_assert_eq(r.npv, 4);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(r.pvs[i].pv[0], r.pvs[i].move);
+        for (int j = 0; j < i; j++) cr_assert_neq(r.pvs[i].move, r.pvs[j].move);
+        if (i) cr_assert_leq(r.pvs[i].score, r.pvs[i - 1].score);
+    }
+    cr_assert_eq(r.best_move, r.pvs[0].move);
+}
+
+Test(search, a_fixed_depth_search_gives_the_same_result_every_time)
+{
+    Position p = pos_of(RULE_RENJU, "h8 i8 j10 h9 g10 f10 j11 k11 g11 j9 k10 i10");
+    engine_clear(e);
+    EngineResult a = analyze(&p, (Limits){.depth = 6});
+    Engine *other = engine_new(&(EngineOptions){.tt_mib = 8});
+    EngineResult b;
+    cr_assert_eq(engine_analyze(other, &p, &(Limits){.depth = 6}, &b, NULL), POSITION_OK);
+    engine_free(other);
+    cr_assert_eq(a.nodes, b.nodes);
+    cr_assert_eq(a.best_move, b.best_move);
+    cr_assert_eq(a.score, b.score);
+    cr_assert_eq(a.pvs[0].pv_len, b.pvs[0].pv_len);
+    cr_assert(!memcmp(a.pvs[0].pv, b.pvs[0].pv, sizeof(Move) * (size_t)a.pvs[0].pv_len));
+    cr_assert(a.complete);
+    cr_assert_eq(a.depth, 6);
+}
+
+Test(search, a_node_limit_stops_the_search_with_a_move)
+{
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult r = analyze(&p, (Limits){.nodes = 3000});
+    cr_assert_not(r.complete);
+    cr_assert_leq(r.nodes, 3000 + 512, "stops within a poll interval of the limit");
+    cr_assert_neq(r.best_move, MOVE_NONE);
+}
+
+Test(search, a_raised_stop_flag_returns_at_once_with_a_legal_move)
+{
+    atomic_bool stop = true;
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult r = analyze(&p, (Limits){.depth = 30, .stop = &stop});
+    cr_assert_not(r.complete);
+    static Board b;
+    board_reset(&b, 15, RULE_FREESTYLE);
+    for (int i = 0; i < p.nmoves; i++) board_play(&b, p.moves[i]);
+    cr_assert(board_empty(&b, r.best_move));
+    cr_assert_lt(r.time_ms, 1000);
+}
+
+typedef struct {
+    atomic_bool *flag;
+    int delay_ms;
+} Stopper;
+
+static void *stop_later(void *arg)
+{
+    Stopper *s = arg;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)s->delay_ms * 1000000};
+    nanosleep(&ts, NULL);
+    atomic_store(s->flag, true);
+    return NULL;
+}
+
+Test(search, a_stop_from_another_thread_ends_the_search_promptly)
+{
+    atomic_bool stop = false;
+    Stopper s = {&stop, 100};
+    pthread_t th;
+    pthread_create(&th, NULL, stop_later, &s);
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult r = analyze(&p, (Limits){.stop = &stop});
+    pthread_join(th, NULL);
+    cr_assert_not(r.complete);
+    cr_assert_geq(r.depth, 1, "the last completed iteration is reported");
+    cr_assert_neq(r.best_move, MOVE_NONE);
+}
+
+Test(search, renju_black_never_plays_a_forbidden_point)
+{
+    /* h8 would give black two open threes: forbidden. Black's only other
+     * resources are elsewhere; it must not play h8. */
+    Position p = {.rule = RULE_RENJU, .size = 15, .ordered = false};
+    const char *black[] = {"f8", "g8", "h6", "h7", "b2"}, *white[] = {"a15", "c15", "o15", "o13", "o11"};
+    for (int i = 0; i < 5; i++) {
+        p.moves[p.nmoves++] = pt(black[i]);
+        p.moves[p.nmoves++] = pt(white[i]);
+    }
+    EngineResult r = analyze(&p, (Limits){.depth = 4});
+    cr_assert_neq(r.best_move, pt("h8"));
+    bool listed = false;
+    for (int i = 0; i < r.nforbidden; i++) listed |= r.forbidden[i] == pt("h8");
+    cr_assert(listed, "h8 is reported as forbidden");
+}
+
+Test(search, mate_distances_count_the_winners_moves)
+{
+    cr_assert_eq(engine_mate_moves(SCORE_MATE - 1), 1);
+    cr_assert_eq(engine_mate_moves(SCORE_MATE - 3), 2);
+    cr_assert_eq(engine_mate_moves(-(SCORE_MATE - 2)), -1);
+    cr_assert_eq(engine_mate_moves(-(SCORE_MATE - 4)), -2);
+    cr_assert_eq(engine_mate_moves(120), 0);
+}
+
+Test(search, impossible_positions_are_refused_with_the_move_at_fault)
+{
+    int idx;
+    Position p = pos_of(RULE_FREESTYLE, "h8 h8");
+    cr_assert_eq(position_check(&p, &idx), POSITION_OCCUPIED);
+    cr_assert_eq(idx, 1);
+    p = pos_of(RULE_FREESTYLE, "h8 a1 i8 a2 j8 a3 k8 a4 l8 a6");
+    cr_assert_eq(position_check(&p, &idx), POSITION_GAME_OVER);
+    cr_assert_eq(idx, 8, "the five was made by move 8");
+    p = pos_of(RULE_RENJU, "f8 a1 g8 a3 h6 a5 h7 a7 h8");
+    cr_assert_eq(position_check(&p, &idx), POSITION_FORBIDDEN);
+    cr_assert_eq(idx, 8);
+    p = pos_of(RULE_FREESTYLE, "h8");
+    p.moves[0] = MOVE_XY(15, 2);
+    cr_assert_eq(position_check(&p, &idx), POSITION_OFF_BOARD);
+    p.size = 4;
+    cr_assert_eq(position_check(&p, &idx), POSITION_BAD_SIZE);
+    /* a full 5x5 board with no five */
+    Position full = {.rule = RULE_FREESTYLE, .size = 5, .ordered = false};
+    static const char *rows[5] = {"XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOOX"};
+    Move bl[13], wh[12];
+    int nb = 0, nw = 0;
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 5; x++) {
+            if (rows[y][x] == 'X') bl[nb++] = MOVE_XY(x, y);
+            else wh[nw++] = MOVE_XY(x, y);
+        }
+    cr_assert_eq(nb, 13);
+    for (int i = 0; i < 13; i++) {
+        full.moves[full.nmoves++] = bl[i];
+        if (i < 12) full.moves[full.nmoves++] = wh[i];
+    }
+    cr_assert_eq(position_check(&full, &idx), POSITION_FULL);
+}
+
+Test(search, the_empty_board_opens_in_the_centre)
+{
+    Position p = {.rule = RULE_FREESTYLE, .size = 15, .ordered = true};
+    EngineResult r = analyze(&p, (Limits){.depth = 3});
+    cr_assert_eq(r.best_move, pt("h8"));
+    cr_assert_eq(r.side_to_move, BLACK);
+}

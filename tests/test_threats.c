@@ -1,0 +1,194 @@
+/* Threat-space search (VCF, VCT) and the transposition table. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "engine/rules.h"
+#include "engine/tt.h"
+#include "engine/vcf.h"
+#include "server/tactics.h"
+#include "support.h"
+
+#define CACHE 4096
+static ThreatCacheEntry cache[CACHE];
+static Board b;
+
+static int run(bool vct, int plies, Move *line, int *len)
+{
+    memset(cache, 0, sizeof cache);
+    ThreatSearch ts = {.b = &b, .cache = cache, .cache_mask = CACHE - 1, .budget = 1000000};
+    uint64_t key = b.key;
+    int r = vct ? vct_find(&ts, plies, line, len) : vcf_find(&ts, plies, line, len);
+    cr_assert_eq(b.key, key, "the search leaves the board as it found it");
+    cr_assert_not(ts.aborted);
+    return r;
+}
+
+/* Plays the line and checks it is legal and ends with a five of the attacker. */
+static void assert_winning_line(const Move *line, int len)
+{
+    Color attacker = b.to_move;
+    for (int i = 0; i < len; i++) {
+        cr_assert(rules_is_legal(&b, line[i]), "line[%d] is illegal", i);
+        if (i + 1 == len) cr_assert(board_makes_five(&b, line[i], attacker), "the line ends with the attacker's five");
+        board_play(&b, line[i]);
+    }
+    for (int i = 0; i < len; i++) board_undo(&b);
+}
+
+static Tactic *load_suite(int *n)
+{
+    const char *dir = getenv("GOMOKUD_DATA_DIR");
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/tactics.jsonl", dir ? dir : "tests/data");
+    Tactic *t;
+    *n = tactics_load(path, &t, err, sizeof err);
+    cr_assert_gt(*n, 0, "%s", err);
+    return t;
+}
+
+/* VCF puzzles the threat search alone must solve (of 49; the others need
+ * the full search, which the tactics test covers). */
+#define VCF_MIN_FOUND 45
+
+Test(threats, vcf_finds_a_chain_of_fours_in_the_vcf_puzzles)
+{
+    int n, tried = 0, found = 0;
+    Tactic *t = load_suite(&n);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(t[i].kind, "vcf")) continue;
+        tried++;
+        cr_assert(board_reset(&b, t[i].pos.size, t[i].pos.rule));
+        for (int k = 0; k < t[i].pos.nmoves; k++) board_play(&b, t[i].pos.moves[k]);
+        Move line[THREAT_MAX_LINE];
+        int len;
+        int r = run(false, THREAT_MAX_LINE - 1, line, &len);
+        if (!r) {
+            cr_log_info("vcf puzzle %d: no VCF found", i + 1);
+            continue;
+        }
+        found++;
+        cr_assert_eq(r % 2, 1, "a win ends on the attacker's move");
+        cr_assert_eq(len, r);
+        cr_assert(tactics_is_win(&t[i], line[0]), "puzzle %d: starts with a move that does not win", i + 1);
+        assert_winning_line(line, len);
+        for (int k = 0; k + 1 < len; k += 2) {
+            Threat th = board_threat(&b, line[k], b.to_move);
+            cr_assert(threat_is_four(th), "puzzle %d: attacker move %d is not a four", i + 1, k);
+            board_play(&b, line[k]);
+            board_play(&b, line[k + 1]);
+        }
+    }
+    cr_assert_eq(tried, 49);
+    cr_assert_geq(found, VCF_MIN_FOUND, "found %d", found);
+    free(t);
+}
+
+Test(threats, vcf_does_not_claim_a_win_when_the_defender_fives_first)
+{
+    /* black has a double four at h8, but white has a four of its own */
+    support_stones(&b, 15, RULE_FREESTYLE, "e8 f8 g8 h5 h6 h7 a1", "d8 h4 b3 c3 d3 e3", WHITE);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    cr_assert_eq(run(false, 15, line, &len), 1, "white just makes five");
+    board_pass(&b);
+    cr_assert_eq(run(false, 15, line, &len), 0, "black's fours come too late");
+    board_pass(&b);
+}
+
+Test(threats, renju_vcf_uses_a_five_point_forbidden_to_black)
+{
+    /* white's f6 makes a four f3-f6 whose only five point, f2, would give
+     * black an overline (c2-h2): black cannot block it */
+    support_stones(&b, 15, RULE_RENJU, "c2 d2 e2 g2 h2 f7 f1", "f3 f4 f5 a15 c15 o15", WHITE);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    int r = run(false, 15, line, &len);
+    cr_assert_eq(r, 3);
+    cr_assert_eq(line[0], support_pt(&b, "f6"));
+    cr_assert_eq(line[2], support_pt(&b, "f2"));
+    assert_winning_line(line, len);
+    /* under standard rules black may block with the overline: no win */
+    support_stones(&b, 15, RULE_STANDARD, "c2 d2 e2 g2 h2 f7 f1", "f3 f4 f5 a15 c15 o15", WHITE);
+    cr_assert_eq(run(false, 15, line, &len), 0);
+}
+
+Test(threats, vct_wins_with_an_open_three_then_fours)
+{
+    /* black f8 g8 and h6 h7: h8 makes a double three, which wins by threats */
+    support_stones(&b, 15, RULE_FREESTYLE, "f8 g8 h6 h7", "a1 a3 o1 o3", BLACK);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    int r = run(true, 11, line, &len);
+    cr_assert_gt(r, 0);
+    assert_winning_line(line, len);
+    cr_assert_eq(run(false, 11, line, &len), 0, "there is no win by fours alone");
+}
+
+Test(threats, tt_returns_what_was_stored_and_adjusts_mates_by_ply)
+{
+    TT tt;
+    cr_assert(tt_init(&tt, 1));
+    uint64_t key = 0x123456789abcdefull;
+    tt_store(&tt, key, 3, MOVE_XY(7, 7), 55, 10, 6, BOUND_EXACT);
+    TTProbe p = tt_probe(&tt, key, 3);
+    cr_assert(p.hit);
+    cr_assert_eq(p.move, MOVE_XY(7, 7));
+    cr_assert_eq(p.score, 55);
+    cr_assert_eq(p.depth, 6);
+    cr_assert_eq(p.bound, BOUND_EXACT);
+    /* a mate found 5 plies from the root at ply 3 is 2 plies from the node */
+    tt_store(&tt, key ^ 1, 3, MOVE_NONE, SCORE_MATE - 5, 0, 4, BOUND_LOWER);
+    p = tt_probe(&tt, key ^ 1, 1);
+    cr_assert_eq(p.score, SCORE_MATE - 3, "seen from ply 1 it is 3 plies away");
+    cr_assert_not(tt_probe(&tt, key ^ 2, 0).hit);
+    tt_free(&tt);
+}
+
+Test(threats, tt_keeps_deep_entries_and_replaces_old_ones)
+{
+    TT tt;
+    cr_assert(tt_init(&tt, 1));
+    size_t buckets = tt_bytes(&tt) / sizeof(TTBucket);
+    /* five keys in one bucket: the shallowest of this search goes */
+    for (int i = 0; i < 5; i++) tt_store(&tt, (uint64_t)(i + 1) << 40 | 7, 0, MOVE_NONE, i, 0, 10 - i, BOUND_EXACT);
+    cr_assert(tt_probe(&tt, 1ull << 40 | 7, 0).hit, "the deepest stays");
+    cr_assert(tt_probe(&tt, 5ull << 40 | 7, 0).hit, "the newest was stored");
+    cr_assert_not(tt_probe(&tt, 4ull << 40 | 7, 0).hit, "the shallowest was replaced");
+    /* after a new search, an old deep entry gives way */
+    tt_new_search(&tt);
+    tt_new_search(&tt);
+    tt_store(&tt, 9ull << 40 | 7, 0, MOVE_NONE, 1, 0, 1, BOUND_EXACT);
+    cr_assert(tt_probe(&tt, 9ull << 40 | 7, 0).hit);
+    cr_assert_gt(buckets, 1000);
+    tt_free(&tt);
+}
+
+/* The tactics suite: positions with a proven forced win. */
+#define TACTICS_NODES 400000
+#define TACTICS_MIN_SOLVED 90
+
+Test(threats, the_tactics_suite_is_solved_within_a_node_budget, .timeout = 600)
+{
+    int n;
+    Tactic *t = load_suite(&n);
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 16});
+    int solved = 0;
+    for (int i = 0; i < n; i++) {
+        t[i].pos.ordered = false;
+        engine_clear(e);
+        EngineResult r;
+        cr_assert_eq(engine_analyze(e, &t[i].pos, &(Limits){.nodes = TACTICS_NODES}, &r, NULL), POSITION_OK);
+        bool right = tactics_is_win(&t[i], r.best_move);
+        cr_expect(r.mate <= 0 || right, "position %d: claims a win with a move that is not one", i + 1);
+        cr_expect_geq(r.mate, 0, "position %d: the side to move has a win, not a loss", i + 1);
+        if (right) solved++;
+        else cr_log_info("tactics %d (%s) unsolved", i + 1, t[i].kind);
+    }
+    cr_log_info("tactics solved %d/%d at %d nodes", solved, n, TACTICS_NODES);
+    cr_assert_geq(solved, TACTICS_MIN_SOLVED, "solved %d of %d", solved, n);
+    engine_free(e);
+    free(t);
+}
