@@ -176,7 +176,7 @@ int cmd_bench(int argc, char **argv)
     bool tactics = argc > 0 && !strcmp(argv[0], "tactics");
     int depth = BENCH_DEFAULT_DEPTH, timed = BENCH_DEFAULT_TIMED_MS, time_ms = TACTICS_DEFAULT_MS;
     const char *file = TACTICS_DEFAULT_FILE;
-    for (int i = tactics; i < argc; i++) {
+    for (int i = tactics; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             printf("usage: gomokud bench [--depth N] [--timed-ms MS]\n"
@@ -189,7 +189,6 @@ int cmd_bench(int argc, char **argv)
         else if (tactics && !strcmp(a, "--file")) file = v;
         else if (tactics && !strcmp(a, "--time-ms")) time_ms = atoi(v);
         else goto bad;
-        i++;
     }
     if (depth < 1 || depth > ENGINE_MAX_DEPTH || timed < 0 || time_ms < 1) goto bad;
     return tactics ? bench_tactics(file, time_ms) : bench_search(depth, timed);

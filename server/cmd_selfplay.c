@@ -154,7 +154,7 @@ int cmd_selfplay(int argc, char **argv)
     Match m = {.time_ms = 50, .games = 32, .max_moves = 225, .rule = RULE_FREESTYLE};
     int threads = 2;
     const char *fa = "all", *fb = "plain";
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             printf("usage: gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS] [--games N]\n"
@@ -172,7 +172,6 @@ int cmd_selfplay(int argc, char **argv)
         else if (!strcmp(a, "--rule")) {
             if (!rule_parse(v, &m.rule)) goto bad;
         } else goto bad;
-        i++;
     }
     if (!parse_features(fa, &m.disable_a) || !parse_features(fb, &m.disable_b) || m.time_ms < 1 || m.games < 1 ||
         threads < 1 || threads > SELFPLAY_MAX_THREADS || m.max_moves < 5 || m.max_moves > 225)
