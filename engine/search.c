@@ -28,8 +28,10 @@
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
 #define ROOT_VCF_PLIES 45
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root */
+#define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
 #define ROOT_VCT_PLIES 17
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
+#define ROOT_THREAT_TIME_PCT 25   /* root threat searches stop at this share of a time limit */
 #define HISTORY_MAX 400000
 #define HISTORY_DIV 64            /* history's weight in quiet-move order */
 /* Move order classes: each class outranks every score of the classes below. */
@@ -58,7 +60,7 @@ static bool threat_should_stop(void *ctx)
 {
     Engine *e = ctx;
     check_limits(e);
-    return e->stopped;
+    return e->stopped || (e->threat_deadline_ns && search_now_ns() >= e->threat_deadline_ns);
 }
 
 /* Runs a threat search for the side to move on e->board, charging its nodes
@@ -336,16 +338,23 @@ static void finish(Engine *e, EngineResult *out)
 /* Threat-space search at the root: our own win (returned as the line and
  * its length in plies), else the opponent's VCF, whose points then go first
  * in the root order. Returns 0 when no win was proven. */
-static int root_threats(Engine *e, Move *line, int *len)
+static int root_threats(Engine *e, int depth_limit, Move *line, int *len)
 {
     Board *b = &e->board;
-    int r = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, line, len);
-    if (!r && !e->stopped) r = threat_search(e, true, ROOT_VCT_NODES, ROOT_VCT_PLIES, line, len);
+    uint64_t vcf = ROOT_VCF_NODES, vct = ROOT_VCT_NODES;
+    if (depth_limit > 0) {
+        /* a shallow search should not spend far longer proving threats */
+        uint64_t cap = (uint64_t)ROOT_THREAT_NODES_PER_DEPTH2 * (uint64_t)depth_limit * (uint64_t)depth_limit;
+        if (vcf > cap) vcf = cap;
+        if (vct > cap) vct = cap;
+    }
+    int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len);
+    if (!r && !e->stopped) r = threat_search(e, true, vct, ROOT_VCT_PLIES, line, len);
     if (r || b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return r;
     Move opp[THREAT_MAX_LINE];
     int opp_len;
     board_pass(b);
-    int o = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, opp, &opp_len);
+    int o = threat_search(e, false, vcf, ROOT_VCF_PLIES, opp, &opp_len);
     board_pass(b);
     if (o)
         for (int i = 0; i < e->nroot; i++)
@@ -425,7 +434,9 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     }
     Move proven[THREAT_MAX_LINE];
     int proven_len = 0, proven_plies = 0;
-    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, proven, &proven_len);
+    if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
+    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, limits->depth, proven, &proven_len);
+    e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
     if (proven_plies && multipv == 1) {
         fill_proven(out, mate_in(proven_plies), proven, proven_len);
         finish(e, out);

@@ -32,6 +32,7 @@ struct Engine {
     int seldepth;
     bool stopped;
     int64_t start_ns, deadline_ns; /* deadline 0 = none */
+    int64_t threat_deadline_ns;    /* end of the root threat searches' share of the time; 0 = none */
     uint64_t node_limit;           /* 0 = none */
     const atomic_bool *stop;
     int nroot;
