@@ -106,6 +106,15 @@ bench: deps
 	$(MAKE) --no-print-directory $(BENCH_CORE) $(GOMOKUD)
 	$(BENCH_CORE)
 	$(GOMOKUD) bench
+	$(GOMOKUD) bench tactics --file $(DATA_DIR)/tactics.jsonl
+
+# HTTP layer on loopback (wrk): depth-1 requests/s and p50/p99 at 1, 16 and
+# 64 keep-alive connections, and what HTTP adds to a 100 ms search.
+.PHONY: bench-server
+bench-server: deps
+	@scripts/deps.sh bench
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	tools/bench_server.sh $(GOMOKUD)
 
 # Warnings-as-errors build with clang as well.
 clang:

@@ -40,6 +40,7 @@ enum {
     ENGINE_NO_TT = 2,       /* no transposition table probes or stores */
     ENGINE_NO_ORDERING = 4, /* no TT move, killers or history: static order only */
     ENGINE_NO_THREATS = 8,  /* no VCF/VCT at the root or the horizon */
+    ENGINE_NO_HORIZON = 16, /* no VCF at the horizon (root threat search stays) */
 };
 
 typedef struct {

@@ -25,6 +25,7 @@
 #define EXTENSION_MAX_PLY 96      /* no forced-reply extensions beyond this ply */
 #define HORIZON_VCF_NODES 48      /* VCF budget at the horizon */
 #define HORIZON_VCF_PLIES 15
+#define HORIZON_VCF_MIN_FOURS 3   /* or a four-three point */
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
 #define ROOT_VCF_PLIES 45
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root */
@@ -128,8 +129,10 @@ static Score horizon(Engine *e, int ply)
 {
     Board *b = &e->board;
     int mi = b->to_move - 1;
+    /* a lone four rarely starts a VCF; a four-three or several fours often do */
     int fours = b->tcount[mi][T_B4] + b->tcount[mi][T_B4P] + b->tcount[mi][T_B4F3];
-    if (fours && !b->tcount[2 - b->to_move][T_FIVE] && !(e->disable & ENGINE_NO_THREATS)) {
+    bool promising = b->tcount[mi][T_B4F3] || fours >= HORIZON_VCF_MIN_FOURS;
+    if (promising && !b->tcount[2 - b->to_move][T_FIVE] && !(e->disable & (ENGINE_NO_THREATS | ENGINE_NO_HORIZON))) {
         Move line[THREAT_MAX_LINE];
         int len;
         int r = threat_search(e, false, HORIZON_VCF_NODES, HORIZON_VCF_PLIES, line, &len);
@@ -417,6 +420,11 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
                     mv[n++].score = 0;
                 }
             }
+    }
+    if (n == 0 && kind == GEN_BLOCK_FIVE) {
+        /* renju: black cannot take the five point; it still has to move */
+        Move m = movegen_any_legal(b);
+        if (m != MOVE_NONE) fill_proven(out, mated_in(2), &m, 1);
     }
     if (n == 0) {
         finish(e, out);

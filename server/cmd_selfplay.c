@@ -6,7 +6,7 @@
  *
  *   gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS] [--games N]
  *                    [--rule R] [--threads N] [--max-moves N]
- * FEATURES: "all" or a comma list of nopvs, nott, noordering, nothreats;
+ * FEATURES: "all" or a comma list of nopvs, nott, noordering, nothreats, nohorizon;
  * "plain" means nopvs,nott,noordering (plain alpha-beta with static order).
  */
 #include <math.h>
@@ -87,6 +87,7 @@ static bool parse_features(const char *s, unsigned *out)
         else if (!strcmp(tok, "nott")) *out |= ENGINE_NO_TT;
         else if (!strcmp(tok, "noordering")) *out |= ENGINE_NO_ORDERING;
         else if (!strcmp(tok, "nothreats")) *out |= ENGINE_NO_THREATS;
+        else if (!strcmp(tok, "nohorizon")) *out |= ENGINE_NO_HORIZON;
         else if (!strcmp(tok, "plain")) *out |= ENGINE_NO_PVS | ENGINE_NO_TT | ENGINE_NO_ORDERING;
         else return false;
     }
@@ -159,7 +160,7 @@ int cmd_selfplay(int argc, char **argv)
         if (!strcmp(a, "--help")) {
             printf("usage: gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS] [--games N]\n"
                    "                        [--rule freestyle|standard|renju] [--threads N] [--max-moves N]\n"
-                   "FEATURES: all, or a comma list of nopvs, nott, noordering, nothreats, plain\n");
+                   "FEATURES: all, or a comma list of nopvs, nott, noordering, nothreats, nohorizon, plain\n");
             return 0;
         }
         if (!v) goto bad;

@@ -268,3 +268,23 @@ Test(search, the_empty_board_opens_in_the_centre)
     cr_assert_eq(r.best_move, pt("h8"));
     cr_assert_eq(r.side_to_move, BLACK);
 }
+
+Test(search, renju_black_that_cannot_block_still_gets_a_legal_move_and_a_loss)
+{
+    /* white's f3-f6 can only be stopped at f2, an overline point for black */
+    Position p = {.rule = RULE_RENJU, .size = 15, .ordered = false};
+    const char *black[] = {"c2", "d2", "e2", "g2", "h2", "f7", "f1"};
+    const char *white[] = {"f3", "f4", "f5", "f6", "a15", "c15", "o15"};
+    for (int i = 0; i < 7; i++) {
+        p.moves[p.nmoves++] = pt(black[i]);
+        p.moves[p.nmoves++] = pt(white[i]);
+    }
+    EngineResult r = analyze(&p, (Limits){.depth = 4});
+    cr_assert_neq(r.best_move, MOVE_NONE);
+    cr_assert_neq(r.best_move, pt("f2"));
+    cr_assert_eq(r.mate, -1);
+    static Board b;
+    board_reset(&b, 15, RULE_RENJU);
+    for (int i = 0; i < p.nmoves; i++) board_play(&b, p.moves[i]);
+    cr_assert(rules_is_legal(&b, r.best_move));
+}
