@@ -32,7 +32,7 @@
 #define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
 #define ROOT_VCT_PLIES 17
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
-#define ROOT_THREAT_TIME_PCT 25   /* root threat searches stop at this share of a time limit */
+#define ROOT_THREAT_TIME_PCT 15   /* root threat searches stop at this share of a time limit */
 #define HISTORY_MAX 400000
 #define HISTORY_DIV 64            /* history's weight in quiet-move order */
 /* Move order classes: each class outranks every score of the classes below. */
