@@ -96,6 +96,7 @@ test-unit: $(UNIT)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 test-asan:
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="-O1 -g" \
 	    EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDLIBS="$(SAN_FLAGS)" test-unit
 
@@ -125,3 +126,51 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(ALL_OBJ:.o=.d)
+
+# ---- fuzzing -------------------------------------------------------------------
+# libFuzzer harnesses (fuzz/README.md) for the JSON request parser and
+# validator, the move parsers and the pbrain command reader, built with clang
+# under ASan+UBSan into $(BUILD)/fuzz. `make fuzz` runs each, one after the
+# other, for FUZZ_SECONDS on its seed corpus fuzz/corpus/<name>; new inputs
+# go to $(BUILD)/fuzz/corpus-<name>, crashes to $(BUILD)/fuzz/artifacts/.
+# `make fuzz-merge` adds the new inputs that add coverage to the seed corpus.
+# Not part of `make test`: tests/test_fuzz_regressions.c replays the corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS ?=
+FUZZ_DIR = $(BUILD)/fuzz
+FUZZ_NAMES := request move pbrain
+FUZZ_MAX_LEN_request := 8192
+FUZZ_MAX_LEN_move := 64
+FUZZ_MAX_LEN_pbrain := 4096
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -MMD -MP -I. $(FUZZ_SAN)
+FUZZ_OBJ = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ENGINE_SRC) $(API_SRC) $(wildcard fuzz/fuzz_*.c))
+FUZZ_LIB_OBJ = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ENGINE_SRC) $(API_SRC))
+FUZZ_BINS = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus-$(1) $(FUZZ_DIR)/artifacts && \
+    $(FUZZ_DIR)/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN_$(1)) \
+    -dict=fuzz/$(1).dict -timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$(1)- \
+    $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus-$(1) fuzz/corpus/$(1)
+FUZZ_MERGE = $(FUZZ_DIR)/fuzz_$(1) -merge=1 -max_len=$(FUZZ_MAX_LEN_$(1)) fuzz/corpus/$(1) $(FUZZ_DIR)/corpus-$(1)
+
+.PHONY: fuzz fuzz-build fuzz-merge
+
+$(FUZZ_OBJ): $(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ -lcjson -lpthread -lm
+
+fuzz-build:
+	@scripts/deps.sh fuzz
+	$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	$(foreach h,$(FUZZ_NAMES),$(call FUZZ_RUN,$(h)) && ) true
+
+fuzz-merge: fuzz-build
+	$(foreach h,$(FUZZ_NAMES),$(call FUZZ_MERGE,$(h)) && ) true
+
+-include $(FUZZ_OBJ:.o=.d)
