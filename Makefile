@@ -142,7 +142,7 @@ FUZZ_DIR = $(BUILD)/fuzz
 FUZZ_NAMES := request move pbrain
 FUZZ_MAX_LEN_request := 8192
 FUZZ_MAX_LEN_move := 64
-FUZZ_MAX_LEN_pbrain := 4096
+FUZZ_MAX_LEN_pbrain := 8192
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -MMD -MP -I. $(FUZZ_SAN)
 FUZZ_OBJ = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(ENGINE_SRC) $(API_SRC) $(wildcard fuzz/fuzz_*.c))

@@ -1,0 +1,292 @@
+/* config.c - defaults < file < environment < flags -> one validated Config. */
+#include "server/config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+
+extern char **environ;
+
+typedef enum { K_INT, K_I64, K_BIND, K_LOG } KeyType;
+
+typedef struct {
+    ConfigKeyInfo info;
+    KeyType type;
+    size_t off;
+    int64_t min, max;
+} KeyDef;
+
+#define ONE_DAY_MS 86400000LL
+#define INT_KEY(name, field, def, lo, hi, help) \
+    { {name, def, help}, K_INT, offsetof(Config, field), lo, hi }
+#define I64_KEY(name, field, def, lo, hi, help) \
+    { {name, def, help}, K_I64, offsetof(Config, field), lo, hi }
+
+/* File order: the order of config/gomokud.conf and of --help. */
+static const KeyDef KEYS[] = {
+    {{"bind", "127.0.0.1", "IP address to listen on (0.0.0.0 or :: for every interface)"},
+     K_BIND, offsetof(Config, bind), 0, 0},
+    INT_KEY("port", port, "8080", 0, 65535, "TCP port; 0 picks a free one (logged at start-up)"),
+    INT_KEY("workers", workers, "0", 0, 1024, "search threads, each with its own engine; 0 = number of cores"),
+    INT_KEY("queue_length", queue_length, "256", 1, 1000000, "positions waiting for a worker; beyond it: 503"),
+    INT_KEY("tt_mib", tt_mib, "16", 1, 65536, "transposition table per worker, MiB"),
+    I64_KEY("default_time_ms", default_time_ms, "1000", 0, ONE_DAY_MS,
+            "time limit of a request that sets none; 0 = none"),
+    INT_KEY("default_depth", default_depth, "0", 0, ENGINE_MAX_DEPTH,
+            "depth limit of a request that sets none; 0 = none"),
+    I64_KEY("default_nodes", default_nodes, "0", 0, INT64_C(1000000000000),
+            "node limit of a request that sets none; 0 = none"),
+    I64_KEY("max_time_ms", max_time_ms, "10000", 1, ONE_DAY_MS, "cap on every search's time, whatever it asks"),
+    INT_KEY("max_depth", max_depth, "64", 1, ENGINE_MAX_DEPTH, "cap on every search's depth"),
+    I64_KEY("max_nodes", max_nodes, "100000000", 1, INT64_C(1000000000000), "cap on every search's nodes"),
+    INT_KEY("max_multipv", max_multipv, "8", 1, ENGINE_MAX_MULTIPV, "largest multipv a request may ask"),
+    I64_KEY("max_body_bytes", max_body_bytes, "1048576", 64, INT64_C(1) << 30,
+            "request body cap in bytes; beyond it: 413"),
+    INT_KEY("max_batch", max_batch, "64", 1, 100000, "positions per batch request; beyond it: 413"),
+    INT_KEY("max_connections", max_connections, "1024", 1, 1000000, "simultaneous client connections"),
+    INT_KEY("connection_timeout_s", connection_timeout_s, "30", 0, 86400,
+            "idle connection timeout, seconds; 0 = none"),
+    INT_KEY("drain_timeout_ms", drain_timeout_ms, "10000", 0, 3600000,
+            "on SIGTERM, how long searches may run on before they are stopped early"),
+    INT_KEY("retry_after_s", retry_after_s, "1", 1, 3600, "Retry-After of a 503"),
+    {{"log_level", "info", "error | warn | info (one access line per request) | debug"},
+     K_LOG, offsetof(Config, log_level), 0, 0},
+};
+#define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
+
+static const char *const LOG_NAMES[] = {"error", "warn", "info", "debug"};
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+int config_key_count(void) { return NKEYS; }
+
+const ConfigKeyInfo *config_key_info(int i) { return (i >= 0 && i < NKEYS) ? &KEYS[i].info : NULL; }
+
+const char *config_log_level_name(LogLevel l)
+{
+    return ((unsigned)l < sizeof LOG_NAMES / sizeof LOG_NAMES[0]) ? LOG_NAMES[l] : "?";
+}
+
+void config_defaults(Config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < NKEYS; i++) {
+        char err[CONFIG_ERR_MAX];
+        bool ok = config_set(c, KEYS[i].info.name, KEYS[i].info.def, "default", err, sizeof err);
+        (void)ok; /* the table's defaults are valid (tests/test_config.c checks) */
+    }
+}
+
+static const KeyDef *find_key(const char *name, size_t len)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strlen(KEYS[i].info.name) == len && !strncmp(KEYS[i].info.name, name, len)) return &KEYS[i];
+    return NULL;
+}
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+    if (!*s || isspace((unsigned char)*s)) return false;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) return false;
+    *out = v;
+    return true;
+}
+
+bool config_set(Config *c, const char *key, const char *value, const char *origin, char *err, size_t errlen)
+{
+    const KeyDef *k = find_key(key, strlen(key));
+    if (!k) return fail(err, errlen, "%s: unknown setting '%s'", origin, key);
+    char *field = (char *)c + k->off;
+    switch (k->type) {
+    case K_BIND:
+        if (!*value || strlen(value) >= CONFIG_BIND_MAX)
+            return fail(err, errlen, "%s: %s must be an IP address, not '%s'", origin, key, value);
+        memcpy(field, value, strlen(value) + 1);
+        return true;
+    case K_LOG:
+        for (int i = 0; i < (int)(sizeof LOG_NAMES / sizeof LOG_NAMES[0]); i++)
+            if (!strcmp(value, LOG_NAMES[i])) {
+                *(LogLevel *)(void *)field = (LogLevel)i;
+                return true;
+            }
+        return fail(err, errlen, "%s: %s must be error, warn, info or debug, not '%s'", origin, key, value);
+    case K_INT:
+    case K_I64: {
+        int64_t v;
+        if (!parse_i64(value, &v)) return fail(err, errlen, "%s: %s must be an integer, not '%s'", origin, key, value);
+        if (v < k->min || v > k->max)
+            return fail(err, errlen, "%s: %s must be between %lld and %lld, not %lld", origin, key,
+                        (long long)k->min, (long long)k->max, (long long)v);
+        if (k->type == K_INT)
+            *(int *)(void *)field = (int)v;
+        else
+            *(int64_t *)(void *)field = v;
+        return true;
+    }
+    }
+    return fail(err, errlen, "%s: %s: internal error", origin, key);
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+    return s;
+}
+
+bool config_load_file(Config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    bool ok = true;
+    char line[1024], origin[CONFIG_PATH_MAX + 32];
+    for (int lineno = 1; fgets(line, sizeof line, f); lineno++) {
+        snprintf(origin, sizeof origin, "%s:%d", path, lineno);
+        size_t n = strlen(line);
+        if (n == sizeof line - 1 && line[n - 1] != '\n' && !feof(f)) {
+            ok = fail(err, errlen, "%s: line too long", origin);
+            goto done;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *s = trim(line);
+        if (!*s) continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            ok = fail(err, errlen, "%s: expected 'key = value', got '%s'", origin, s);
+            goto done;
+        }
+        *eq = 0;
+        char *key = trim(s), *value = trim(eq + 1);
+        size_t vlen = strlen(value);
+        if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+            value[vlen - 1] = 0;
+            value++;
+        }
+        if (!*key) {
+            ok = fail(err, errlen, "%s: missing key before '='", origin);
+            goto done;
+        }
+        if (!config_set(c, key, value, origin, err, errlen)) {
+            ok = false;
+            goto done;
+        }
+    }
+    if (ferror(f)) ok = fail(err, errlen, "%s: read error", path);
+    else snprintf(c->config_path, sizeof c->config_path, "%s", path);
+done:
+    fclose(f);
+    return ok;
+}
+
+bool config_apply_env(Config *c, char *const *envp, char *err, size_t errlen)
+{
+    static const char PREFIX[] = "GOMOKUD_";
+    if (!envp) envp = environ;
+    for (int i = 0; i < NKEYS; i++) {
+        char name[64];
+        size_t n = snprintf(name, sizeof name, "%s", PREFIX);
+        for (const char *p = KEYS[i].info.name; *p && n < sizeof name - 1; p++)
+            name[n++] = (char)toupper((unsigned char)*p);
+        name[n] = 0;
+        for (char *const *e = envp; *e; e++) {
+            if (strncmp(*e, name, n) || (*e)[n] != '=') continue;
+            if (!config_set(c, KEYS[i].info.name, *e + n + 1, name, err, errlen)) return false;
+        }
+    }
+    return true;
+}
+
+/* "--queue-length" or "--queue_length" -> "queue_length" in key. */
+static bool flag_key(const char *arg, size_t len, char *key, size_t keylen)
+{
+    if (len < 3 || arg[0] != '-' || arg[1] != '-' || len - 2 >= keylen) return false;
+    for (size_t i = 2; i < len; i++) key[i - 2] = arg[i] == '-' ? '_' : arg[i];
+    key[len - 2] = 0;
+    return true;
+}
+
+bool config_apply_args(Config *c, int argc, char *const *argv, char *err, size_t errlen)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        char key[64], origin[80];
+        if (!flag_key(arg, len, key, sizeof key)) return fail(err, errlen, "unexpected argument '%s'", arg);
+        snprintf(origin, sizeof origin, "--%.*s", (int)(len > 2 ? len - 2 : 0), arg + 2);
+        const char *value = eq ? eq + 1 : NULL;
+        if (!value) {
+            if (i + 1 >= argc) return fail(err, errlen, "%s: missing value", origin);
+            value = argv[++i];
+        }
+        if (!strcmp(key, "config")) continue;
+        if (!find_key(key, strlen(key))) return fail(err, errlen, "%s: unknown option", origin);
+        if (!config_set(c, key, value, origin, err, errlen)) return false;
+    }
+    return true;
+}
+
+bool config_finish(Config *c, char *err, size_t errlen)
+{
+    unsigned char addr[16];
+    if (inet_pton(AF_INET, c->bind, addr) != 1 && inet_pton(AF_INET6, c->bind, addr) != 1)
+        return fail(err, errlen, "bind must be an IPv4 or IPv6 address, not '%s'", c->bind);
+    if (c->workers == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c->workers = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+    }
+    if (c->default_time_ms > c->max_time_ms)
+        return fail(err, errlen, "default_time_ms (%lld) must not exceed max_time_ms (%lld)",
+                    (long long)c->default_time_ms, (long long)c->max_time_ms);
+    if (c->default_depth > c->max_depth)
+        return fail(err, errlen, "default_depth (%d) must not exceed max_depth (%d)", c->default_depth, c->max_depth);
+    if (c->default_nodes > c->max_nodes)
+        return fail(err, errlen, "default_nodes (%lld) must not exceed max_nodes (%lld)",
+                    (long long)c->default_nodes, (long long)c->max_nodes);
+    if (c->max_batch > c->queue_length)
+        return fail(err, errlen, "max_batch (%d) must not exceed queue_length (%d): a batch is queued whole",
+                    c->max_batch, c->queue_length);
+    return true;
+}
+
+bool config_load(Config *c, int argc, char *const *argv, char *const *envp, char *err, size_t errlen)
+{
+    config_defaults(c);
+    if (!envp) envp = environ;
+    const char *path = NULL;
+    for (char *const *e = envp; *e; e++)
+        if (!strncmp(*e, "GOMOKUD_CONFIG=", 15)) path = *e + 15;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--config")) {
+            if (i + 1 >= argc) return fail(err, errlen, "--config: missing value");
+            path = argv[++i];
+        } else if (!strncmp(argv[i], "--config=", 9)) {
+            path = argv[i] + 9;
+        }
+    }
+    if (path && *path && !config_load_file(c, path, err, errlen)) return false;
+    if (!config_apply_env(c, envp, err, errlen)) return false;
+    if (!config_apply_args(c, argc, argv, err, errlen)) return false;
+    return config_finish(c, err, errlen);
+}

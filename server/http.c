@@ -1,0 +1,926 @@
+/* http.c - API v1 over libmicrohttpd: routes, body cap, suspend/resume,
+ * hang-up watcher, graceful stop (see http.h for the life cycle). */
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "engine/engine.h"
+#include "server/metrics.h"
+#include "server/pool.h"
+
+/* <poll.h> defines POLLRDHUP (peer shut down its side) only for _GNU_SOURCE. */
+#if !defined(POLLRDHUP) && defined(__linux__)
+#define POLLRDHUP 0x2000
+#endif
+#ifndef POLLRDHUP
+#define POLLRDHUP 0
+#endif
+
+#define RID_MAX 64          /* longest X-Request-ID kept */
+#define LOG_PATH_MAX 128    /* longest path written in the access log */
+#define WATCH_PERIOD_MS 10  /* hang-up watcher polling period */
+#define WATCH_IDLE_ROUNDS 20 /* empty rounds before the watcher sleeps until woken */
+#define ANSWER_GRACE_MS 5000 /* on stop: time for resumed connections to be answered */
+#define BODY_INITIAL 1024
+
+#define CT_JSON "application/json"
+#define CT_PROBLEM "application/problem+json"
+#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+
+typedef struct Request Request;
+
+/* One position of a job, as queued in the pool. */
+typedef struct {
+    Request *req;
+    int index;
+} Item;
+
+/* The search part of an analysis request; exists once it is suspended. */
+typedef struct {
+    bool batch;
+    int n;              /* positions (batch slots) */
+    ApiRequest single;  /* !batch */
+    ApiBatch b;         /* batch */
+    bool failed;        /* !batch: the engine refused the position */
+    ApiProblem problem; /* ... and why */
+    EngineResult *results;
+    Item *items;
+    void **ptrs;
+    atomic_int remaining; /* items not yet run */
+    atomic_bool stop;     /* Limits.stop of every search of the job */
+    atomic_bool gone;     /* the client hung up */
+    int fd;
+    int64_t queued_ns;               /* when the items were queued */
+    atomic_int_fast64_t started_ns;  /* when a worker took the first item; 0 = not yet */
+    atomic_int_fast64_t search_ns;   /* engine time summed over the items */
+    char *out; /* rendered answer, made by the worker that ran the last item */
+    size_t out_len;
+    int out_status;
+} Job;
+
+struct Request {
+    Server *srv;
+    struct MHD_Connection *conn;
+    MetricsRoute route;
+    bool get, post; /* GET or HEAD; POST */
+    bool wants_body;
+    char method[16];
+    char path[LOG_PATH_MAX];
+    char rid[RID_MAX + 1];
+    int64_t t0; /* monotonic ns at the headers */
+    char *body;
+    size_t len, cap;
+    bool too_big;
+    int status; /* status answered with; 0 = none yet */
+    Job *job;
+    bool inflight;             /* counted in Server.inflight */
+    Request *wprev, *wnext;    /* watch list links */
+};
+
+struct Server {
+    Config cfg;
+    ApiCaps caps;
+    struct MHD_Daemon *daemon;
+    Pool *pool;
+    Metrics metrics;
+    uint16_t port;
+    atomic_bool draining;
+    char *info;
+    size_t info_len;
+    uint64_t rid_seed;
+    atomic_uint_fast64_t rid_next;
+
+    pthread_mutex_t mu;      /* guards everything below */
+    pthread_cond_t watch_cv; /* the watch list gained its first entry, or quit */
+    pthread_cond_t done_cv;  /* inflight reached zero */
+    Request *watch;          /* suspended requests */
+    int nwatch;
+    int inflight; /* suspended, not yet completed */
+    bool watcher_idle; /* the watcher waits for a first entry (not polling) */
+    bool watcher_quit;
+    bool watcher_started;
+    pthread_t watcher;
+    struct pollfd *pfd; /* watcher scratch */
+    Request **pfd_req;
+    int pfd_cap;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void deadline_in(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+void server_log(LogLevel max, LogLevel level, const char *fmt, ...)
+{
+    if (level > max) return;
+    char line[2048];
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    int n = snprintf(line, sizeof line, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
+                     config_log_level_name(level));
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2) len = sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, len); /* one write per line: lines never interleave */
+    (void)w;
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    Server *s = cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
+    server_log(s->cfg.log_level, LOG_DEBUG, "msg=mhd detail=\"%s\"", msg);
+}
+
+/* Keeps the characters of an X-Request-ID that are safe in a header and a
+ * log line; "" when none are. */
+static void sanitize_rid(const char *in, char *out)
+{
+    size_t n = 0;
+    for (; in && *in && n < RID_MAX; in++) {
+        char c = *in;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+            c == '.' || c == ':')
+            out[n++] = c;
+    }
+    out[n] = 0;
+}
+
+static void sanitize_path(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        out[n++] = (c <= ' ' || c >= 0x7f || c == '"' || c == '\\') ? '?' : (char)c;
+    }
+    out[n] = 0;
+}
+
+static MetricsRoute route_of(const char *url)
+{
+    if (!strcmp(url, "/v1/analyze")) return ROUTE_ANALYZE;
+    if (!strcmp(url, "/v1/analyze/batch")) return ROUTE_BATCH;
+    if (!strcmp(url, "/v1/info")) return ROUTE_INFO;
+    if (!strcmp(url, "/livez")) return ROUTE_LIVEZ;
+    if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
+    if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
+    return ROUTE_OTHER;
+}
+
+/* ---- requests and jobs ------------------------------------------------ */
+
+static void job_free(Job *j)
+{
+    if (!j) return;
+    if (j->batch) api_batch_free(&j->b);
+    free(j->results);
+    free(j->items);
+    free(j->ptrs);
+    free(j->out);
+    free(j);
+}
+
+static Request *request_new(Server *s, struct MHD_Connection *conn, const char *url, const char *method)
+{
+    Request *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->srv = s;
+    r->conn = conn;
+    r->t0 = now_ns();
+    r->route = route_of(url);
+    r->get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+    r->post = !strcmp(method, MHD_HTTP_METHOD_POST);
+    r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH);
+    sanitize_path(method, r->method, sizeof r->method);
+    sanitize_path(url, r->path, sizeof r->path);
+    sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
+    if (!r->rid[0]) {
+        uint64_t k = atomic_fetch_add_explicit(&s->rid_next, 1, memory_order_relaxed);
+        snprintf(r->rid, sizeof r->rid, "%016llx", (unsigned long long)mix64(s->rid_seed + k));
+    }
+    return r;
+}
+
+static void request_free(Request *r)
+{
+    job_free(r->job);
+    free(r->body);
+    free(r);
+}
+
+/* Appends upload data under the body cap; past the cap the body is dropped
+ * and only the fact is kept (answered 413 once the upload ends). */
+static void body_append(Request *r, const char *data, size_t n)
+{
+    size_t cap_max = (size_t)r->srv->cfg.max_body_bytes;
+    if (r->too_big) return;
+    if (r->len + n > cap_max) {
+        r->too_big = true;
+        free(r->body);
+        r->body = NULL;
+        r->len = r->cap = 0;
+        return;
+    }
+    if (r->len + n > r->cap) {
+        size_t cap = r->cap ? r->cap : BODY_INITIAL;
+        while (cap < r->len + n) cap *= 2;
+        if (cap > cap_max) cap = cap_max;
+        char *b = realloc(r->body, cap);
+        if (!b) { /* out of memory: treat like an oversize body rather than crash */
+            r->too_big = true;
+            free(r->body);
+            r->body = NULL;
+            r->len = r->cap = 0;
+            return;
+        }
+        r->body = b;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+}
+
+/* ---- responses -------------------------------------------------------- */
+
+static const char OOM_PROBLEM[] = "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
+                                  "\"detail\":\"out of memory\",\"field\":\"\"}\n";
+
+/* Queues a response. body is malloc'd and taken when owned, else static. */
+static enum MHD_Result reply(Request *r, int status, const char *ctype, char *body, size_t len, bool owned,
+                             const char *allow, bool retry_after)
+{
+    Server *s = r->srv;
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        if (owned) free(body);
+        r->status = 500;
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(resp, "X-Request-ID", r->rid);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", s->cfg.retry_after_s);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+    }
+    if (atomic_load(&s->draining)) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    r->status = status;
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result reply_text(Request *r, int status, const char *ctype, const char *text)
+{
+    return reply(r, status, ctype, (char *)text, strlen(text), false, NULL, false);
+}
+
+static enum MHD_Result reply_owned(Request *r, int status, const char *ctype, char *body)
+{
+    if (!body) return reply(r, 500, CT_PROBLEM, (char *)OOM_PROBLEM, sizeof OOM_PROBLEM - 1, false, NULL, false);
+    return reply(r, status, ctype, body, strlen(body), true, NULL, false);
+}
+
+static enum MHD_Result reply_problem(Request *r, const ApiProblem *p, const char *allow, bool retry_after)
+{
+    char *json = api_problem_json(p);
+    if (!json) return reply(r, 500, CT_PROBLEM, (char *)OOM_PROBLEM, sizeof OOM_PROBLEM - 1, false, NULL, false);
+    return reply(r, p->status, CT_PROBLEM, json, strlen(json), true, allow, retry_after);
+}
+
+static enum MHD_Result reply_unavailable(Request *r, MetricsReject why)
+{
+    ApiProblem p;
+    if (why == REJECT_QUEUE_FULL)
+        api_problem(&p, 503, "", "the analysis queue is full (%d positions waiting); retry later",
+                    r->srv->cfg.queue_length);
+    else
+        api_problem(&p, 503, "", "the server is shutting down and takes no new analysis");
+    metrics_reject(&r->srv->metrics, why);
+    return reply_problem(r, &p, NULL, true);
+}
+
+static enum MHD_Result reply_too_big(Request *r)
+{
+    ApiProblem p;
+    api_problem(&p, 413, "", "the request body is larger than %lld bytes", (long long)r->srv->cfg.max_body_bytes);
+    metrics_reject(&r->srv->metrics, REJECT_BODY_TOO_LARGE);
+    return reply_problem(r, &p, NULL, false);
+}
+
+/* ---- the hang-up watcher ---------------------------------------------- */
+
+static void watch_add(Server *s, Request *r)
+{
+    pthread_mutex_lock(&s->mu);
+    r->wprev = NULL;
+    r->wnext = s->watch;
+    if (s->watch) s->watch->wprev = r;
+    s->watch = r;
+    s->nwatch++;
+    if (s->watcher_idle) {
+        s->watcher_idle = false;
+        pthread_cond_signal(&s->watch_cv);
+    }
+    s->inflight++;
+    r->inflight = true;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void watch_remove(Server *s, Request *r)
+{
+    pthread_mutex_lock(&s->mu);
+    if (r->wprev)
+        r->wprev->wnext = r->wnext;
+    else
+        s->watch = r->wnext;
+    if (r->wnext) r->wnext->wprev = r->wprev;
+    r->wprev = r->wnext = NULL;
+    s->nwatch--;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Polls the sockets of suspended connections (timeout 0, under the lock, so
+ * that no socket on the list can be closed meanwhile: a connection leaves
+ * the list before it is resumed) and flags those whose peer hung up. It
+ * polls every WATCH_PERIOD_MS while there is anything to watch, and only
+ * after WATCH_IDLE_ROUNDS empty rounds sleeps until watch_add wakes it, so
+ * that a busy server does not wake it for every request. */
+static void *watcher_main(void *arg)
+{
+    Server *s = arg;
+    int empty_rounds = 0;
+    pthread_mutex_lock(&s->mu);
+    while (!s->watcher_quit) {
+        if (s->nwatch == 0 && ++empty_rounds > WATCH_IDLE_ROUNDS) {
+            s->watcher_idle = true;
+            while (s->watcher_idle && !s->watcher_quit) pthread_cond_wait(&s->watch_cv, &s->mu);
+            empty_rounds = 0;
+            continue;
+        }
+        if (s->nwatch > 0) empty_rounds = 0;
+        if (s->pfd_cap < s->nwatch) {
+            int cap = s->nwatch * 2;
+            struct pollfd *pfd = realloc(s->pfd, (size_t)cap * sizeof *pfd);
+            if (pfd) s->pfd = pfd;
+            Request **pr = realloc(s->pfd_req, (size_t)cap * sizeof *pr);
+            if (pr) s->pfd_req = pr;
+            if (pfd && pr) s->pfd_cap = cap;
+        }
+        int n = 0;
+        for (Request *r = s->watch; r && n < s->pfd_cap; r = r->wnext) {
+            if (r->job->fd < 0 || atomic_load_explicit(&r->job->gone, memory_order_relaxed)) continue;
+            s->pfd[n] = (struct pollfd){.fd = r->job->fd, .events = POLLIN | POLLRDHUP};
+            s->pfd_req[n++] = r;
+        }
+        if (n > 0 && poll(s->pfd, (nfds_t)n, 0) > 0) {
+            for (int i = 0; i < n; i++) {
+                short ev = s->pfd[i].revents;
+                char c;
+                /* Readable is not a hang-up (a pipelined request may be
+                 * waiting) unless the read would return end of file. */
+                bool eof = (ev & POLLIN) && recv(s->pfd[i].fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+                if (!eof && !(ev & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) continue;
+                Job *j = s->pfd_req[i]->job;
+                atomic_store(&j->gone, true);
+                atomic_store(&j->stop, true);
+                metrics_hangup(&s->metrics);
+                server_log(s->cfg.log_level, LOG_DEBUG, "msg=\"client hung up; job stopped\" request_id=%s",
+                           s->pfd_req[i]->rid);
+            }
+        }
+        struct timespec until;
+        deadline_in(&until, WATCH_PERIOD_MS);
+        pthread_cond_timedwait(&s->watch_cv, &s->mu, &until);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Sets the stop flag of every job still waiting or running. */
+static void stop_all_jobs(Server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    for (Request *r = s->watch; r; r = r->wnext) atomic_store(&r->job->stop, true);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static void *worker_init(void *ctx, int index)
+{
+    Server *s = ctx;
+    (void)index;
+    EngineOptions opt = {.tt_mib = (size_t)s->cfg.tt_mib};
+    return engine_new(&opt);
+}
+
+static void worker_fini(void *ctx, void *state)
+{
+    (void)ctx;
+    engine_free(state);
+}
+
+/* Renders the answer, takes the request off the watch list and resumes
+ * its connection. The request must not be touched afterwards: the polling
+ * thread may answer and free it at once. */
+static void job_finish(Server *s, Request *r)
+{
+    Job *j = r->job;
+    if (!atomic_load(&j->gone)) {
+        if (j->batch) {
+            j->out = api_batch_json(&j->b, j->results);
+            j->out_status = 200;
+        } else if (j->failed) {
+            j->out = api_problem_json(&j->problem);
+            j->out_status = j->problem.status;
+        } else {
+            j->out = api_result_json(&j->single, &j->results[0]);
+            j->out_status = 200;
+        }
+        j->out_len = j->out ? strlen(j->out) : 0;
+    }
+    watch_remove(s, r);
+    MHD_resume_connection(r->conn);
+}
+
+static void run_item(void *ctx, void *state, void *item)
+{
+    Server *s = ctx;
+    Engine *e = state;
+    Item *it = item;
+    Request *r = it->req;
+    Job *j = r->job;
+    int i = it->index;
+    if (atomic_load(&j->gone)) {
+        metrics_cancel(&s->metrics, CANCEL_QUEUED); /* dropped unsearched */
+    } else {
+        ApiRequest *q = j->batch ? &j->b.reqs[i] : &j->single;
+        EngineResult *res = &j->results[i];
+        Limits lim = api_limits(q);
+        lim.stop = &j->stop;
+        int64_t t0 = now_ns();
+        int_fast64_t unset = 0;
+        atomic_compare_exchange_strong(&j->started_ns, &unset, t0);
+        int index = -1;
+        PositionError pe = engine_analyze(e, &q->pos, &lim, res, &index);
+        int64_t took = now_ns() - t0;
+        atomic_fetch_add(&j->search_ns, took);
+        double secs = (double)took / 1e9;
+        if (pe != POSITION_OK) {
+            char field[API_FIELD_MAX] = "";
+            if (index >= 0 && q->pos.ordered) snprintf(field, sizeof field, "moves[%d]", index);
+            ApiProblem *p = j->batch ? &j->b.errors[i] : &j->problem;
+            api_problem(p, 422, field, "%s", position_error_text(pe));
+            if (j->batch)
+                j->b.ok[i] = false;
+            else
+                j->failed = true;
+        } else {
+            metrics_search(&s->metrics, secs, res->nodes, res->complete);
+            if (!res->complete && atomic_load(&j->gone)) metrics_cancel(&s->metrics, CANCEL_RUNNING);
+        }
+    }
+    if (atomic_fetch_sub(&j->remaining, 1) == 1) job_finish(s, r);
+}
+
+/* ---- routes ----------------------------------------------------------- */
+
+static enum MHD_Result method_not_allowed(Request *r, const char *allow)
+{
+    ApiProblem p;
+    api_problem(&p, 405, "", "%s is not allowed on %s; use %s", r->method, r->path, allow);
+    return reply_problem(r, &p, allow, false);
+}
+
+/* Parses an analysis body, then queues it or answers at once. */
+static enum MHD_Result analyze(Request *r)
+{
+    Server *s = r->srv;
+    ApiProblem p;
+    if (r->too_big) return reply_too_big(r);
+    if (atomic_load(&s->draining)) return reply_unavailable(r, REJECT_DRAINING);
+
+    Job *j = calloc(1, sizeof *j);
+    if (!j) return reply_owned(r, 500, CT_PROBLEM, NULL);
+    j->batch = r->route == ROUTE_BATCH;
+    const char *body = r->body ? r->body : "";
+    int nrun = 0;
+    if (!j->batch) {
+        if (!api_parse_analyze(body, r->len, &s->caps, &j->single, &p)) {
+            job_free(j);
+            metrics_reject(&s->metrics, p.status == 422 ? REJECT_UNPROCESSABLE : REJECT_BAD_REQUEST);
+            return reply_problem(r, &p, NULL, false);
+        }
+        j->n = nrun = 1;
+    } else {
+        if (!api_parse_batch(body, r->len, &s->caps, s->cfg.max_batch, &j->b, &p)) {
+            free(j); /* nothing of the batch to free when parsing failed */
+            metrics_reject(&s->metrics, p.status == 413   ? REJECT_BATCH_TOO_LARGE
+                                        : p.status == 422 ? REJECT_UNPROCESSABLE
+                                                          : REJECT_BAD_REQUEST);
+            return reply_problem(r, &p, NULL, false);
+        }
+        j->n = j->b.n;
+        for (int i = 0; i < j->n; i++) nrun += j->b.ok[i];
+    }
+    free(r->body);
+    r->body = NULL;
+
+    j->results = calloc((size_t)j->n, sizeof *j->results);
+    j->items = calloc((size_t)(nrun ? nrun : 1), sizeof *j->items);
+    j->ptrs = calloc((size_t)(nrun ? nrun : 1), sizeof *j->ptrs);
+    if (!j->results || !j->items || !j->ptrs) {
+        job_free(j);
+        return reply_owned(r, 500, CT_PROBLEM, NULL);
+    }
+    if (nrun == 0) { /* every slot of the batch is an error: nothing to search */
+        char *json = api_batch_json(&j->b, j->results);
+        job_free(j);
+        return reply_owned(r, 200, CT_JSON, json);
+    }
+    PoolStatus st = pool_reserve(s->pool, nrun);
+    if (st != POOL_OK) {
+        job_free(j);
+        return reply_unavailable(r, st == POOL_FULL ? REJECT_QUEUE_FULL : REJECT_DRAINING);
+    }
+    for (int i = 0, k = 0; i < j->n; i++) {
+        if (j->batch && !j->b.ok[i]) continue;
+        j->items[k] = (Item){r, i};
+        j->ptrs[k] = &j->items[k];
+        k++;
+    }
+    atomic_init(&j->remaining, nrun);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->gone, false);
+    atomic_init(&j->started_ns, 0);
+    atomic_init(&j->search_ns, 0);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    j->fd = ci ? ci->connect_fd : -1;
+    r->job = j;
+    /* Suspend first: a worker may finish and resume before this returns. */
+    MHD_suspend_connection(r->conn);
+    watch_add(s, r);
+    j->queued_ns = now_ns();
+    pool_commit(s->pool, j->ptrs, nrun);
+    return MHD_YES;
+}
+
+/* The polling thread, called again after a worker resumed the connection. */
+static enum MHD_Result answer_job(Request *r)
+{
+    Job *j = r->job;
+    if (atomic_load(&j->gone)) {
+        r->status = 499; /* client closed request: nobody to answer */
+        return MHD_NO;
+    }
+    char *out = j->out;
+    j->out = NULL;
+    if (!out) return reply_owned(r, 500, CT_PROBLEM, NULL);
+    return reply(r, j->out_status, j->out_status == 200 ? CT_JSON : CT_PROBLEM, out, j->out_len, true, NULL, false);
+}
+
+static enum MHD_Result dispatch(Request *r)
+{
+    Server *s = r->srv;
+    ApiProblem p;
+    switch (r->route) {
+    case ROUTE_LIVEZ:
+        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        return reply_text(r, 200, CT_JSON, "{\"status\":\"live\"}\n");
+    case ROUTE_READYZ:
+        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (atomic_load(&s->draining)) {
+            api_problem(&p, 503, "", "the server is shutting down");
+            return reply_problem(r, &p, NULL, true);
+        }
+        return reply_text(r, 200, CT_JSON, "{\"status\":\"ready\"}\n");
+    case ROUTE_INFO:
+        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        return reply(r, 200, CT_JSON, s->info, s->info_len, false, NULL, false);
+    case ROUTE_METRICS: {
+        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        pthread_mutex_lock(&s->mu);
+        int suspended = s->nwatch;
+        pthread_mutex_unlock(&s->mu);
+        MetricsGauges g = {
+            .queue_depth = pool_queued(s->pool),
+            .queue_capacity = pool_capacity(s->pool),
+            .workers = pool_workers(s->pool),
+            .workers_busy = pool_busy(s->pool),
+            .suspended = suspended,
+            .draining = atomic_load(&s->draining),
+        };
+        size_t len = 0;
+        char *text = metrics_render(&s->metrics, &g, GOMOKUD_VERSION, &len);
+        if (!text) return reply_owned(r, 500, CT_PROBLEM, NULL);
+        return reply(r, 200, CT_METRICS, text, len, true, NULL, false);
+    }
+    case ROUTE_ANALYZE:
+    case ROUTE_BATCH:
+        if (!r->post) return method_not_allowed(r, "POST");
+        return analyze(r);
+    default:
+        api_problem(&p, 404, "", "no resource at %s; see GET /v1/info", r->path);
+        return reply_problem(r, &p, NULL, false);
+    }
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                 const char *version, const char *data, size_t *data_size, void **con_cls)
+{
+    (void)version;
+    Server *s = cls;
+    Request *r = *con_cls;
+    if (!r) { /* headers are in */
+        r = request_new(s, conn, url, method);
+        if (!r) return MHD_NO;
+        *con_cls = r;
+        if (r->wants_body) {
+            const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            if (cl) {
+                char *end = NULL;
+                errno = 0;
+                unsigned long long n = strtoull(cl, &end, 10);
+                /* Refuse before reading (no 100 Continue); the connection is closed after. */
+                if (!errno && end != cl && n > (unsigned long long)s->cfg.max_body_bytes) {
+                    r->too_big = true;
+                    return reply_too_big(r);
+                }
+            }
+        }
+        return MHD_YES;
+    }
+    if (*data_size) {
+        if (r->wants_body) body_append(r, data, *data_size);
+        *data_size = 0;
+        return MHD_YES;
+    }
+    if (r->job) return answer_job(r);
+    return dispatch(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)conn;
+    Server *s = cls;
+    Request *r = *con_cls;
+    if (!r) return;
+    *con_cls = NULL;
+    if (r->status == 0) r->status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? 408 : 499;
+    metrics_request(&s->metrics, r->route, r->status);
+    double ms = (double)(now_ns() - r->t0) / 1e6;
+    if (r->job) { /* where an analysis spent its time: waiting for a worker, searching */
+        int64_t started = atomic_load(&r->job->started_ns);
+        server_log(s->cfg.log_level, LOG_INFO,
+                   "msg=access method=%s path=%s status=%d duration_ms=%.3f queue_ms=%.3f search_ms=%.3f "
+                   "request_id=%s",
+                   r->method, r->path, r->status, ms, started ? (double)(started - r->job->queued_ns) / 1e6 : 0.0,
+                   (double)atomic_load(&r->job->search_ns) / 1e6, r->rid);
+    } else {
+        server_log(s->cfg.log_level, LOG_INFO, "msg=access method=%s path=%s status=%d duration_ms=%.3f request_id=%s",
+                   r->method, r->path, r->status, ms, r->rid);
+    }
+    if (r->inflight) {
+        pthread_mutex_lock(&s->mu);
+        if (--s->inflight == 0) pthread_cond_broadcast(&s->done_cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    request_free(r);
+}
+
+/* ---- start and stop --------------------------------------------------- */
+
+static char *build_info(const Config *c, size_t *len)
+{
+    char dt[24] = "null", dd[24] = "null", dn[24] = "null";
+    if (c->default_time_ms) snprintf(dt, sizeof dt, "%lld", (long long)c->default_time_ms);
+    if (c->default_depth) snprintf(dd, sizeof dd, "%d", c->default_depth);
+    if (c->default_nodes) snprintf(dn, sizeof dn, "%lld", (long long)c->default_nodes);
+    const char *fmt = "{\"name\":\"gomokud\",\"version\":\"%s\",\"api\":\"v1\","
+                      "\"rules\":[\"freestyle\",\"standard\",\"renju\"],"
+                      "\"board_size\":{\"min\":%d,\"max\":%d,\"default\":%d},"
+                      "\"limits\":{\"default\":{\"time_ms\":%s,\"depth\":%s,\"nodes\":%s},"
+                      "\"max\":{\"time_ms\":%lld,\"depth\":%d,\"nodes\":%lld,\"multipv\":%d}},"
+                      "\"max_batch\":%d,\"max_body_bytes\":%lld,\"workers\":%d,\"queue_length\":%d,"
+                      "\"tt_mib\":%d}\n";
+    char *out = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = snprintf(out, out ? *len + 1 : 0, fmt, GOMOKUD_VERSION, BOARD_MIN_SIZE, BOARD_MAX_SIZE,
+                         BOARD_DEFAULT_SIZE, dt, dd, dn, (long long)c->max_time_ms, c->max_depth,
+                         (long long)c->max_nodes, c->max_multipv, c->max_batch, (long long)c->max_body_bytes,
+                         c->workers, c->queue_length, c->tt_mib);
+        if (n < 0) return NULL;
+        if (!out) {
+            *len = (size_t)n;
+            if (!(out = malloc(*len + 1))) return NULL;
+        }
+    }
+    return out;
+}
+
+static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
+{
+    const Config *c = &s->cfg;
+    struct sockaddr_in a4;
+    struct sockaddr_in6 a6;
+    struct sockaddr *addr;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    memset(&a4, 0, sizeof a4);
+    memset(&a6, 0, sizeof a6);
+    if (inet_pton(AF_INET, c->bind, &a4.sin_addr) == 1) {
+        a4.sin_family = AF_INET;
+        a4.sin_port = htons((uint16_t)c->port);
+        addr = (struct sockaddr *)&a4;
+    } else if (inet_pton(AF_INET6, c->bind, &a6.sin6_addr) == 1) {
+        a6.sin6_family = AF_INET6;
+        a6.sin6_port = htons((uint16_t)c->port);
+        addr = (struct sockaddr *)&a6;
+        /* "::" means every interface: IPv4 too, as 0.0.0.0 would. */
+        flags |= IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr) ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+    } else {
+        fail(err, errlen, "bind: '%s' is not an IP address", c->bind);
+        return NULL;
+    }
+    errno = 0;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)c->port, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
+        MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)c->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->connection_timeout_s, MHD_OPTION_END);
+    if (!d)
+        fail(err, errlen, "cannot listen on %s port %d: %s", c->bind, c->port,
+             errno ? strerror(errno) : "libmicrohttpd refused to start");
+    return d;
+}
+
+static void destroy(Server *s)
+{
+    if (s->daemon) MHD_stop_daemon(s->daemon);
+    if (s->watcher_started) {
+        pthread_mutex_lock(&s->mu);
+        s->watcher_quit = true;
+        pthread_cond_broadcast(&s->watch_cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->watcher, NULL);
+    }
+    pool_free(s->pool);
+    free(s->pfd);
+    free(s->pfd_req);
+    free(s->info);
+    pthread_cond_destroy(&s->watch_cv);
+    pthread_cond_destroy(&s->done_cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    Server *s = calloc(1, sizeof *s);
+    if (!s) return fail(err, errlen, "out of memory");
+    s->cfg = *cfg;
+    s->caps = (ApiCaps){
+        .default_time_ms = cfg->default_time_ms,
+        .max_time_ms = cfg->max_time_ms,
+        .default_depth = cfg->default_depth,
+        .max_depth = cfg->max_depth,
+        .default_nodes = cfg->default_nodes,
+        .max_nodes = cfg->max_nodes,
+        .max_multipv = cfg->max_multipv,
+    };
+    metrics_init(&s->metrics);
+    atomic_init(&s->draining, false);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    s->rid_seed = mix64((uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^ ((uint64_t)getpid() << 48) ^
+                        (uint64_t)(uintptr_t)s);
+    atomic_init(&s->rid_next, 0);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->watch_cv, &ca);
+    pthread_cond_init(&s->done_cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    bool ok = false;
+    if (!(s->info = build_info(cfg, &s->info_len))) {
+        fail(err, errlen, "out of memory");
+        goto cleanup;
+    }
+    PoolConfig pc = {
+        .workers = cfg->workers,
+        .capacity = cfg->queue_length,
+        .worker_init = worker_init,
+        .worker_fini = worker_fini,
+        .run = run_item,
+        .ctx = s,
+    };
+    if (!pool_start(&pc, &s->pool, err, errlen)) goto cleanup;
+    int rc = pthread_create(&s->watcher, NULL, watcher_main, s);
+    if (rc) {
+        fail(err, errlen, "cannot start the watcher thread: %s", strerror(rc));
+        goto cleanup;
+    }
+    s->watcher_started = true;
+    if (!(s->daemon = start_daemon(s, err, errlen))) goto cleanup;
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : (uint16_t)cfg->port;
+    ok = true;
+cleanup:
+    if (!ok) {
+        destroy(s);
+        return false;
+    }
+    *out = s;
+    return true;
+}
+
+uint16_t server_port(const Server *s) { return s->port; }
+
+void server_drain(Server *s)
+{
+    if (atomic_exchange(&s->draining, true)) return;
+    pool_close(s->pool);
+}
+
+void server_stop(Server *s)
+{
+    if (!s) return;
+    server_drain(s);
+    if (!pool_wait_idle(s->pool, s->cfg.drain_timeout_ms)) {
+        server_log(s->cfg.log_level, LOG_INFO, "msg=\"drain timeout: stopping the searches still running\"");
+        stop_all_jobs(s);
+        pool_wait_idle(s->pool, -1);
+    }
+    /* Every job has resumed its connection; let the polling thread answer them. */
+    struct timespec until;
+    deadline_in(&until, ANSWER_GRACE_MS);
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    while (s->inflight > 0 && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&s->done_cv, &s->mu, &until);
+    pthread_mutex_unlock(&s->mu);
+    destroy(s);
+}

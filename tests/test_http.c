@@ -1,0 +1,809 @@
+/* The HTTP server end to end: the real server, started in-process on port 0,
+ * talked to with libcurl and, for hang-ups, with raw sockets. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "server/config.h"
+#include "server/http.h"
+
+/* A search that only its time limit (or a stop) ends. */
+#define SLOW_BODY "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":10000}}"
+#define QUICK_BODY "{\"moves\":[\"h8\"],\"limits\":{\"depth\":1}}"
+#define WAIT_MS 8000 /* bound on waiting for a state change; far below the slow search */
+
+static Server *srv;
+static uint16_t port;
+
+typedef struct {
+    long status;
+    char *body;
+    size_t len;
+    char hdr[8192];
+    size_t hlen;
+} Resp;
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Small limits so that everything stays fast, also under the sanitizers. */
+static void test_config(Config *c)
+{
+    config_defaults(c);
+    c->port = 0;
+    c->workers = 2;
+    c->queue_length = 8;
+    c->tt_mib = 1;
+    c->default_time_ms = 200;
+    c->max_time_ms = 10000;
+    c->max_batch = 8;
+    c->max_body_bytes = 4096;
+    c->retry_after_s = 2;
+    c->drain_timeout_ms = 5000;
+    c->log_level = LOG_ERROR;
+}
+
+static void start(Config *c)
+{
+    char err[256];
+    cr_assert(engine_init());
+    cr_assert(config_finish(c, err, sizeof err), "%s", err);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    cr_assert(server_start(c, &srv, err, sizeof err), "%s", err);
+    port = server_port(srv);
+    cr_assert_gt(port, 0);
+}
+
+static void start_default(void)
+{
+    Config c;
+    test_config(&c);
+    start(&c);
+}
+
+static void stop(void)
+{
+    server_stop(srv);
+    srv = NULL;
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    Resp *r = ud;
+    size_t k = size * n;
+    char *b = realloc(r->body, r->len + k + 1);
+    if (!b) return 0;
+    memcpy(b + r->len, p, k);
+    r->body = b;
+    r->len += k;
+    r->body[r->len] = 0;
+    return k;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    Resp *r = ud;
+    size_t k = size * n;
+    if (r->hlen + k < sizeof r->hdr) {
+        memcpy(r->hdr + r->hlen, p, k);
+        r->hlen += k;
+        r->hdr[r->hlen] = 0;
+    }
+    return k;
+}
+
+/* One request on handle h (NULL: a fresh one). header may be NULL. */
+static Resp request_on(CURL *h, const char *method, const char *path, const char *body, const char *header)
+{
+    Resp r = {0};
+    r.body = calloc(1, 1);
+    bool own = !h;
+    if (own) h = curl_easy_init();
+    cr_assert_not_null(h);
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)port, path);
+    struct curl_slist *hs = NULL;
+    if (header) hs = curl_slist_append(hs, header);
+    hs = curl_slist_append(hs, "Expect:");
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hs);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 20000L);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    } else {
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    }
+    if (!strcmp(method, "HEAD"))
+        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    else
+        curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "HEAD") ? method : NULL);
+    CURLcode rc = curl_easy_perform(h);
+    cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(hs);
+    if (own) curl_easy_cleanup(h);
+    return r;
+}
+
+static Resp request(const char *method, const char *path, const char *body, const char *header)
+{
+    return request_on(NULL, method, path, body, header);
+}
+
+static void resp_free(Resp *r)
+{
+    free(r->body);
+    r->body = NULL;
+}
+
+/* The value of a response header ("" when absent), case-insensitive name. */
+static const char *header_of(const Resp *r, const char *name)
+{
+    static char val[512];
+    size_t n = strlen(name);
+    val[0] = 0;
+    for (const char *line = r->hdr; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        if (len > n && !strncasecmp(line, name, n) && line[n] == ':') {
+            const char *v = line + n + 1;
+            while (*v == ' ') v++;
+            size_t vl = (size_t)(line + len - v);
+            while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' ')) vl--;
+            if (vl >= sizeof val) vl = sizeof val - 1;
+            memcpy(val, v, vl);
+            val[vl] = 0;
+            return val;
+        }
+        if (!eol) break;
+        line = eol + 1;
+    }
+    return val;
+}
+
+static void assert_problem(const Resp *r, int status, const char *field)
+{
+    char want[96];
+    cr_assert_eq(r->status, status, "status %ld, body %s", r->status, r->body);
+    cr_assert_str_eq(header_of(r, "Content-Type"), "application/problem+json");
+    snprintf(want, sizeof want, "\"status\":%d", status);
+    cr_assert(strstr(r->body, want), "%s in %s", want, r->body);
+    snprintf(want, sizeof want, "\"field\":\"%s\"", field);
+    cr_assert(strstr(r->body, want), "%s in %s", want, r->body);
+    cr_assert(strstr(r->body, "\"type\":") && strstr(r->body, "\"title\":") && strstr(r->body, "\"detail\":"),
+              "an RFC 9457 problem: %s", r->body);
+}
+
+/* The value of one series of /metrics ("name{labels}"); -1 when absent. */
+static double metric(const char *series)
+{
+    Resp r = request("GET", "/metrics", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    double v = -1;
+    size_t n = strlen(series);
+    for (const char *line = r.body; line && *line;) {
+        if (!strncmp(line, series, n) && line[n] == ' ') {
+            v = strtod(line + n + 1, NULL);
+            break;
+        }
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    resp_free(&r);
+    return v;
+}
+
+/* Polls /metrics until series == want; fails the test after WAIT_MS. */
+static void wait_metric(const char *series, double want)
+{
+    double t0 = now_ms(), v = -1;
+    while (now_ms() - t0 < WAIT_MS) {
+        if ((v = metric(series)) == want) return;
+        sleep_ms(5);
+    }
+    cr_assert_fail("%s stayed %g, expected %g", series, v, want);
+}
+
+/* Sends a whole POST over a raw socket and returns it, unread. */
+static int raw_send(const char *path, const char *body)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     path, strlen(body), body);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    return fd;
+}
+
+/* Reads an HTTP response's status line from fd (up to WAIT_MS); -1 if none. */
+static int raw_status(int fd)
+{
+    char buf[4096];
+    size_t len = 0;
+    double t0 = now_ms();
+    while (len < sizeof buf - 1 && now_ms() - t0 < WAIT_MS) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t k = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (k <= 0) break;
+        len += (size_t)k;
+        buf[len] = 0;
+        if (strstr(buf, "\r\n")) break;
+    }
+    buf[len] = 0;
+    int status = -1;
+    if (sscanf(buf, "HTTP/1.1 %d", &status) != 1) return -1;
+    return status;
+}
+
+/* A POST /v1/analyze made on another thread. */
+typedef struct {
+    const char *body;
+    Resp r;
+    pthread_t t;
+} Bg;
+
+static void *bg_main(void *arg)
+{
+    Bg *b = arg;
+    b->r = request("POST", "/v1/analyze", b->body, NULL);
+    return NULL;
+}
+
+static void bg_start(Bg *b, const char *body)
+{
+    b->body = body;
+    cr_assert_eq(pthread_create(&b->t, NULL, bg_main, b), 0);
+}
+
+/* ---- health, info, metrics -------------------------------------------- */
+
+Test(http, livez_answers_200, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/json");
+    cr_assert(strstr(r.body, "\"status\":\"live\""), "%s", r.body);
+    resp_free(&r);
+    r = request("HEAD", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_eq(r.len, 0, "HEAD has no body");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, readyz_answers_200_while_serving, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/readyz", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "\"status\":\"ready\""), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, info_reports_version_rules_sizes_limits_workers_and_queue, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/json");
+    const char *want[] = {"\"version\":\"" GOMOKUD_VERSION "\"",
+                          "\"rules\":[\"freestyle\",\"standard\",\"renju\"]",
+                          "\"board_size\":{\"min\":5,\"max\":25,\"default\":15}",
+                          "\"default\":{\"time_ms\":200,\"depth\":null,\"nodes\":null}",
+                          "\"max\":{\"time_ms\":10000,\"depth\":64,\"nodes\":100000000,\"multipv\":8}",
+                          "\"workers\":2",
+                          "\"queue_length\":8",
+                          "\"max_batch\":8",
+                          "\"max_body_bytes\":4096"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert(strstr(r.body, want[i]), "%s in %s", want[i], r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, metrics_are_prometheus_text_counting_requests_by_route_and_status, .timeout = 30)
+{
+    start_default();
+    Resp a = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    cr_assert_eq(a.status, 200);
+    resp_free(&a);
+    Resp b = request("GET", "/nowhere", NULL, NULL);
+    resp_free(&b);
+    Resp r = request("GET", "/metrics", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+    const char *want[] = {
+        "# TYPE gomokud_http_requests_total counter\n",
+        "gomokud_http_requests_total{route=\"/v1/analyze\",status=\"200\"} 1\n",
+        "gomokud_http_requests_total{route=\"other\",status=\"404\"} 1\n",
+        "gomokud_queue_depth 0\n",
+        "gomokud_queue_capacity 8\n",
+        "gomokud_workers 2\n",
+        "gomokud_workers_busy 0\n",
+        "# TYPE gomokud_search_duration_seconds histogram\n",
+        "gomokud_search_duration_seconds_count 1\n",
+        "gomokud_search_duration_seconds_bucket{le=\"+Inf\"} 1\n",
+        "gomokud_rejections_total{reason=\"queue_full\"} 0\n",
+        "gomokud_jobs_cancelled_total{stage=\"running\"} 0\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert(strstr(r.body, want[i]), "%s in:\n%s", want[i], r.body);
+    cr_assert_gt(metric("gomokud_nodes_searched_total"), 0);
+    resp_free(&r);
+    stop();
+}
+
+/* ---- analysis --------------------------------------------------------- */
+
+Test(http, analyze_answers_the_best_move_and_echoes_the_id, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze",
+                     "{\"id\":\"game-7\",\"moves\":[\"h8\",\"h9\"],\"limits\":{\"depth\":2}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/json");
+    cr_assert(strstr(r.body, "\"id\":\"game-7\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"side_to_move\":\"black\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"best_move\":\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"pv\":["), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, an_empty_body_analyses_the_empty_board, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"best_move\":\""), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, the_server_caps_the_limits_a_request_asks_for, .timeout = 30)
+{
+    Config c;
+    test_config(&c);
+    c.max_depth = 2;
+    start(&c);
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"h9\"],\"limits\":{\"depth\":30}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    const char *d = strstr(r.body, "\"depth\":");
+    cr_assert_not_null(d, "%s", r.body);
+    cr_assert_leq(atoi(d + 8), 2, "depth capped by max_depth: %s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"multipv\":9}", NULL);
+    assert_problem(&r, 400, "multipv");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, malformed_json_is_400, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "{\"moves\": [\"h8\"", NULL);
+    assert_problem(&r, 400, "");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_wrong_type_is_400_naming_the_field, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"limits\":{\"depth\":\"deep\"}}", NULL);
+    assert_problem(&r, 400, "limits.depth");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"bad_request\"}"), 1);
+    stop();
+}
+
+Test(http, an_impossible_position_is_422_naming_the_move, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i9\",\"h8\"]}", NULL);
+    assert_problem(&r, 422, "moves[2]");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"unprocessable\"}"), 1);
+    stop();
+}
+
+Test(http, an_unknown_path_is_404, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v2/analyze", NULL, NULL);
+    assert_problem(&r, 404, "");
+    resp_free(&r);
+    r = request("POST", "/v1/analyze/", QUICK_BODY, NULL);
+    assert_problem(&r, 404, "");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_wrong_method_is_405_with_allow, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v1/analyze", NULL, NULL);
+    assert_problem(&r, 405, "");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST");
+    resp_free(&r);
+    r = request("PUT", "/v1/analyze/batch", "{}", NULL);
+    assert_problem(&r, 405, "");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST");
+    resp_free(&r);
+    r = request("POST", "/livez", "{}", NULL);
+    assert_problem(&r, 405, "");
+    cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD");
+    resp_free(&r);
+    r = request("DELETE", "/metrics", NULL, NULL);
+    assert_problem(&r, 405, "");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_body_over_the_cap_is_413, .timeout = 30)
+{
+    start_default();
+    char *big = malloc(5001);
+    memset(big, ' ', 5000);
+    big[5000] = 0;
+    Resp r = request("POST", "/v1/analyze", big, NULL);
+    assert_problem(&r, 413, "");
+    resp_free(&r);
+    free(big);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"body_too_large\"}"), 1);
+    stop();
+}
+
+Test(http, a_chunked_body_over_the_cap_is_413_too, .timeout = 30)
+{
+    start_default();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    const char *head = "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+    cr_assert_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
+    char chunk[1100];
+    memset(chunk, ' ', sizeof chunk);
+    for (int i = 0; i < 5; i++) { /* 5 x 1000 bytes: over 4096 */
+        const char *size = "3e8\r\n";
+        cr_assert_eq(send(fd, size, 5, MSG_NOSIGNAL), 5);
+        cr_assert_eq(send(fd, chunk, 1000, MSG_NOSIGNAL), 1000);
+        cr_assert_eq(send(fd, "\r\n", 2, MSG_NOSIGNAL), 2);
+    }
+    cr_assert_eq(send(fd, "0\r\n\r\n", 5, MSG_NOSIGNAL), 5);
+    cr_assert_eq(raw_status(fd), 413);
+    close(fd);
+    stop();
+}
+
+/* ---- batch ------------------------------------------------------------ */
+
+Test(http, a_batch_is_answered_in_order_with_a_bad_position_in_its_slot, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze/batch",
+                     "{\"positions\":["
+                     "{\"id\":\"p0\",\"moves\":[\"h8\"],\"limits\":{\"depth\":2}},"
+                     "{\"id\":\"p1\",\"moves\":[\"h8\",\"h8\"]},"
+                     "{\"id\":\"p2\",\"moves\":[\"h8\",\"h9\"],\"limits\":{\"depth\":2}},"
+                     "{\"id\":\"p3\",\"rule\":\"renju\",\"moves\":[],\"limits\":{\"depth\":1}}]}",
+                     NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/json");
+    const char *p0 = strstr(r.body, "\"id\":\"p0\""), *bad = strstr(r.body, "\"status\":422"),
+               *p2 = strstr(r.body, "\"id\":\"p2\""), *p3 = strstr(r.body, "\"id\":\"p3\"");
+    cr_assert(p0 && bad && p2 && p3, "%s", r.body);
+    cr_assert(p0 < bad && bad < p2 && p2 < p3, "results in request order: %s", r.body);
+    cr_assert(strstr(r.body, "\"field\":\"moves[1]\""), "%s", r.body);
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_search_duration_seconds_count"), 3, "three positions searched");
+    stop();
+}
+
+Test(http, a_batch_is_spread_over_the_workers_and_a_hang_up_stops_all_of_it, .timeout = 30)
+{
+    start_default(); /* two workers */
+    int fd = raw_send("/v1/analyze/batch", "{\"positions\":[" SLOW_BODY "," SLOW_BODY "]}");
+    wait_metric("gomokud_workers_busy", 2);
+    close(fd);
+    wait_metric("gomokud_jobs_cancelled_total{stage=\"running\"}", 2);
+    wait_metric("gomokud_workers_busy", 0);
+    stop();
+}
+
+Test(http, a_batch_of_only_bad_positions_is_still_a_batch, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze/batch", "{\"positions\":[{\"board_size\":3},{\"moves\":[\"q1\"]}]}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"results\":["), "%s", r.body);
+    cr_assert(strstr(r.body, "\"field\":\"board_size\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"field\":\"moves[0]\""), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_batch_over_max_batch_is_413_and_an_empty_one_400, .timeout = 30)
+{
+    start_default();
+    char body[1024] = "{\"positions\":[";
+    for (int i = 0; i < 9; i++) strcat(body, i ? ",{}" : "{}");
+    strcat(body, "]}");
+    Resp r = request("POST", "/v1/analyze/batch", body, NULL);
+    assert_problem(&r, 413, "positions");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"batch_too_large\"}"), 1);
+    r = request("POST", "/v1/analyze/batch", "{\"positions\":[]}", NULL);
+    assert_problem(&r, 400, "positions");
+    resp_free(&r);
+    r = request("POST", "/v1/analyze/batch", "[1,2]", NULL);
+    assert_problem(&r, 400, "");
+    resp_free(&r);
+    stop();
+}
+
+/* ---- request ids, keep-alive, access log ------------------------------ */
+
+Test(http, a_request_id_is_echoed_sanitised_and_capped_or_generated, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/livez", NULL, "X-Request-ID: trace-42.a:b_c");
+    cr_assert_str_eq(header_of(&r, "X-Request-ID"), "trace-42.a:b_c");
+    resp_free(&r);
+    r = request("GET", "/livez", NULL, "X-Request-ID: a<b>c\"d;e");
+    cr_assert_str_eq(header_of(&r, "X-Request-ID"), "abcde");
+    resp_free(&r);
+    char h[200] = "X-Request-ID: ";
+    for (int i = 0; i < 100; i++) strcat(h, "x");
+    r = request("GET", "/livez", NULL, h);
+    cr_assert_eq(strlen(header_of(&r, "X-Request-ID")), 64);
+    resp_free(&r);
+    r = request("GET", "/livez", NULL, NULL);
+    const char *id = header_of(&r, "X-Request-ID");
+    cr_assert_eq(strlen(id), 16, "generated id '%s'", id);
+    cr_assert_eq(strspn(id, "0123456789abcdef"), 16, "'%s' is hex", id);
+    resp_free(&r);
+    r = request("GET", "/nowhere", NULL, "X-Request-ID: on-errors-too");
+    cr_assert_str_eq(header_of(&r, "X-Request-ID"), "on-errors-too");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, each_request_writes_one_access_log_line, .timeout = 30)
+{
+    char path[] = "/tmp/gomokud-log-XXXXXX";
+    int logfd = mkstemp(path);
+    cr_assert_geq(logfd, 0);
+    int saved = dup(STDERR_FILENO);
+    dup2(logfd, STDERR_FILENO);
+    Config c;
+    test_config(&c);
+    c.log_level = LOG_INFO;
+    start(&c);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "X-Request-ID: logged-1");
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    r = request("GET", "/v1/nothing", NULL, "X-Request-ID: logged-2");
+    resp_free(&r);
+    stop();
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+
+    char log[8192] = "";
+    ssize_t n = pread(logfd, log, sizeof log - 1, 0);
+    close(logfd);
+    unlink(path);
+    cr_assert_gt(n, 0);
+    log[n] = 0;
+    const char *a = strstr(log, "method=POST path=/v1/analyze status=200 duration_ms=");
+    cr_assert(a && strstr(a, "request_id=logged-1\n"), "%s", log);
+    const char *b = strstr(log, "method=GET path=/v1/nothing status=404 duration_ms=");
+    cr_assert(b && strstr(b, "request_id=logged-2\n"), "%s", log);
+    int lines = 0;
+    for (const char *p = log; (p = strstr(p, "msg=access")); p++) lines++;
+    cr_assert_eq(lines, 2, "%s", log);
+}
+
+Test(http, one_keep_alive_connection_serves_many_requests, .timeout = 30)
+{
+    start_default();
+    CURL *h = curl_easy_init();
+    long connects = 0;
+    for (int i = 0; i < 20; i++) {
+        Resp r = request_on(h, i % 2 ? "GET" : "POST", i % 2 ? "/livez" : "/v1/analyze", i % 2 ? NULL : QUICK_BODY,
+                            NULL);
+        cr_assert_eq(r.status, 200, "request %d: %s", i, r.body);
+        long c = 0;
+        curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &c);
+        connects += c;
+        resp_free(&r);
+    }
+    curl_easy_cleanup(h);
+    cr_assert_eq(connects, 1, "one connection for all requests");
+    stop();
+}
+
+/* ---- queue, hang-ups, shutdown ---------------------------------------- */
+
+static void start_one_worker(int queue, int drain_timeout_ms)
+{
+    Config c;
+    test_config(&c);
+    c.workers = 1;
+    c.queue_length = queue;
+    c.max_batch = 1;
+    c.drain_timeout_ms = drain_timeout_ms;
+    start(&c);
+}
+
+Test(http, a_full_queue_is_503_with_retry_after, .timeout = 30)
+{
+    start_one_worker(1, 0);
+    int running = raw_send("/v1/analyze", SLOW_BODY);
+    wait_metric("gomokud_workers_busy", 1);
+    int queued = raw_send("/v1/analyze", SLOW_BODY);
+    wait_metric("gomokud_queue_depth", 1);
+
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    assert_problem(&r, 503, "");
+    cr_assert_str_eq(header_of(&r, "Retry-After"), "2");
+    resp_free(&r);
+    r = request("POST", "/v1/analyze/batch", "{\"positions\":[{}]}", NULL);
+    assert_problem(&r, 503, "");
+    cr_assert_str_eq(header_of(&r, "Retry-After"), "2");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"queue_full\"}"), 2);
+    r = request("GET", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200, "health checks are not queued");
+    resp_free(&r);
+
+    close(queued);
+    close(running);
+    wait_metric("gomokud_workers_busy", 0);
+    stop();
+}
+
+Test(http, a_client_hang_up_stops_its_running_search, .timeout = 30)
+{
+    start_one_worker(4, 0);
+    int fd = raw_send("/v1/analyze", SLOW_BODY);
+    wait_metric("gomokud_workers_busy", 1);
+    cr_assert_eq(metric("gomokud_connections_waiting"), 1);
+    close(fd);
+    /* The search had ten seconds; the worker is free long before. */
+    wait_metric("gomokud_jobs_cancelled_total{stage=\"running\"}", 1);
+    wait_metric("gomokud_workers_busy", 0);
+    cr_assert_eq(metric("gomokud_client_hangups_total"), 1);
+    cr_assert_eq(metric("gomokud_connections_waiting"), 0);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/analyze\",status=\"499\"}"), 1);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    cr_assert_eq(r.status, 200, "the worker serves the next request");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_queued_job_whose_client_left_is_dropped_unsearched, .timeout = 30)
+{
+    start_one_worker(4, 0);
+    int running = raw_send("/v1/analyze", SLOW_BODY);
+    wait_metric("gomokud_workers_busy", 1);
+    int queued = raw_send("/v1/analyze", SLOW_BODY);
+    wait_metric("gomokud_queue_depth", 1);
+    close(queued);
+    wait_metric("gomokud_client_hangups_total", 1); /* noticed while still queued */
+    close(running);
+    wait_metric("gomokud_jobs_cancelled_total{stage=\"queued\"}", 1);
+    wait_metric("gomokud_jobs_cancelled_total{stage=\"running\"}", 1);
+    wait_metric("gomokud_workers_busy", 0);
+    cr_assert_eq(metric("gomokud_search_duration_seconds_count"), 1, "only the running job was searched");
+    stop();
+}
+
+Test(http, draining_turns_readyz_503_refuses_new_jobs_and_answers_the_running_one, .timeout = 30)
+{
+    start_one_worker(4, 5000);
+    Bg bg;
+    bg_start(&bg, "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":1500}}");
+    wait_metric("gomokud_workers_busy", 1);
+    server_drain(srv);
+
+    Resp r = request("GET", "/readyz", NULL, NULL);
+    assert_problem(&r, 503, "");
+    cr_assert_str_eq(header_of(&r, "Retry-After"), "2");
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    assert_problem(&r, 503, "");
+    cr_assert_str_eq(header_of(&r, "Retry-After"), "2");
+    cr_assert_str_eq(header_of(&r, "Connection"), "close");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"draining\"}"), 1);
+    cr_assert_eq(metric("gomokud_draining"), 1);
+    r = request("GET", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200, "still alive while draining");
+    resp_free(&r);
+
+    stop(); /* returns once the running search has been answered */
+    pthread_join(bg.t, NULL);
+    cr_assert_eq(bg.r.status, 200, "%s", bg.r.body);
+    cr_assert(strstr(bg.r.body, "\"best_move\":\""), "%s", bg.r.body);
+    resp_free(&bg.r);
+}
+
+Test(http, stop_cuts_long_searches_short_after_the_drain_timeout_and_answers_them, .timeout = 30)
+{
+    start_one_worker(4, 100);
+    Bg running, queued;
+    bg_start(&running, SLOW_BODY);
+    wait_metric("gomokud_workers_busy", 1);
+    bg_start(&queued, SLOW_BODY);
+    wait_metric("gomokud_queue_depth", 1);
+    uint16_t p = port;
+    stop(); /* both searches would take ten seconds each */
+    pthread_join(running.t, NULL);
+    pthread_join(queued.t, NULL);
+    cr_assert_eq(running.r.status, 200, "%s", running.r.body);
+    cr_assert(strstr(running.r.body, "\"complete\":false"), "%s", running.r.body);
+    cr_assert_eq(queued.r.status, 200, "the queued job is answered too: %s", queued.r.body);
+    cr_assert(strstr(queued.r.body, "\"complete\":false"), "%s", queued.r.body);
+    resp_free(&running.r);
+    resp_free(&queued.r);
+
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(p)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_neq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "the port is closed after stop");
+    close(fd);
+}
+
+Test(http, a_server_that_cannot_listen_says_why, .timeout = 30)
+{
+    start_default();
+    Config c;
+    test_config(&c);
+    c.port = port; /* taken by the first server */
+    char err[256];
+    Server *other = NULL;
+    cr_assert(config_finish(&c, err, sizeof err));
+    cr_assert_not(server_start(&c, &other, err, sizeof err));
+    cr_assert_null(other);
+    cr_assert(strstr(err, "cannot listen"), "%s", err);
+    stop();
+}
