@@ -275,7 +275,7 @@ static bool ensure_engine(Pbrain *pb)
     engine_free(pb->engine);
     pb->engine = NULL;
     for (size_t mib = want; mib >= 1; mib /= 2) {
-        EngineOptions o = {.tt_mib = mib};
+        EngineOptions o = {.tt_mib = mib, .persistent = true}; /* one game: keep what was learnt */
         Engine *e = engine_new(&o);
         if (!e) continue;
         if (pb->max_memory && mib > 1 && engine_tt_bytes(e) > ((size_t)want << 20)) {

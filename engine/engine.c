@@ -18,6 +18,8 @@ Engine *engine_new(const EngineOptions *opt)
     size_t mib = opt && opt->tt_mib ? opt->tt_mib : ENGINE_DEFAULT_TT_MIB;
     if (!tt_init(&e->tt, mib)) goto fail;
     e->disable = opt ? opt->disable : 0;
+    e->persistent = opt && opt->persistent;
+    e->tt.fresh_only = !e->persistent;
     e->threat_cache = calloc(THREAT_CACHE_ENTRIES, sizeof *e->threat_cache);
     if (!e->threat_cache) goto fail;
     e->threat_mask = THREAT_CACHE_ENTRIES - 1;

@@ -46,6 +46,9 @@ enum {
 typedef struct {
     size_t tt_mib;     /* transposition table size in MiB; 0 = ENGINE_DEFAULT_TT_MIB */
     unsigned disable;  /* ENGINE_NO_* flags */
+    bool persistent;   /* searches learn from earlier ones (TT, history): for a game,
+                          as the pbrain front end plays one; off, every search starts
+                          fresh and an identical request gets an identical answer */
 } EngineOptions;
 
 /* A position to analyse: the stones as a move sequence alternating from

@@ -70,6 +70,7 @@ static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *
 {
     ThreatSearch ts = {
         .b = &e->board,
+        .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
         .cache = e->threat_cache,
         .cache_mask = e->threat_mask,
         .budget = budget,
@@ -398,8 +399,12 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
     int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
     int multipv = limits->multipv < 1 ? 1 : limits->multipv > ENGINE_MAX_MULTIPV ? ENGINE_MAX_MULTIPV : limits->multipv;
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+    if (e->persistent) {
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+    } else {
+        memset(e->history, 0, sizeof e->history);
+    }
     tt_new_search(&e->tt);
 
     Board *b = &e->board;

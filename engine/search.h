@@ -43,6 +43,7 @@ struct Engine {
 
     /* ---- kept across searches ---- */
     unsigned disable; /* ENGINE_NO_* */
+    bool persistent;  /* EngineOptions.persistent */
     int32_t history[2][BOARD_CELLS];
     Board board;
     TT tt;

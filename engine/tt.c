@@ -36,7 +36,11 @@ void tt_clear(TT *tt)
 
 size_t tt_bytes(const TT *tt) { return tt->buckets ? (tt->mask + 1) * sizeof(TTBucket) : 0; }
 
-void tt_new_search(TT *tt) { tt->generation = (uint8_t)((tt->generation + 1) & 63); }
+void tt_new_search(TT *tt)
+{
+    tt->generation = (uint8_t)((tt->generation + 1) & 63);
+    tt->search++;
+}
 
 Score tt_score_to(Score s, int ply)
 {
@@ -59,7 +63,7 @@ TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
     uint32_t check = (uint32_t)(key >> 32);
     for (int i = 0; i < TT_BUCKET; i++) {
         const TTEntry *e = &b->e[i];
-        if (e->check != check || !(e->genbound & 3)) continue;
+        if (e->check != check || !(e->genbound & 3) || (tt->fresh_only && e->search != tt->search)) continue;
         p.hit = true;
         p.move = e->move;
         p.score = tt_score_from(e->score, ply);
@@ -102,4 +106,5 @@ void tt_store(TT *tt, uint64_t key, int ply, Move move, Score score, Score eval,
     victim->eval = (int16_t)eval;
     victim->depth = (int8_t)(depth < 0 ? 0 : depth > 127 ? 127 : depth);
     victim->genbound = (uint8_t)(tt->generation << 2 | bound);
+    victim->search = tt->search;
 }

@@ -10,7 +10,9 @@
  * from an older search as eight plies shallower per generation. Mate scores
  * are stored relative to the node (distance from the node, not the root) and
  * turned back on probe, so a mate found through a transposition reports the
- * right distance.
+ * right distance. With fresh_only set, a probe ignores what earlier searches
+ * stored, so each search gives the same result whatever came before, at no
+ * cost of clearing the table.
  */
 #ifndef GOMOKUD_TT_H
 #define GOMOKUD_TT_H
@@ -28,7 +30,7 @@ typedef struct {
     int16_t eval;
     int8_t depth;
     uint8_t genbound; /* generation << 2 | bound */
-    uint32_t pad;
+    uint32_t search;  /* which search stored it (see TT.fresh_only) */
 } TTEntry;
 
 #define TT_BUCKET 4
@@ -40,6 +42,8 @@ typedef struct {
     TTBucket *buckets;
     size_t mask; /* bucket count - 1 (a power of two) */
     uint8_t generation;
+    uint32_t search;  /* count of searches, never wraps in practice */
+    bool fresh_only;  /* probes see only this search's entries */
 } TT;
 
 typedef struct {

@@ -103,7 +103,7 @@ static int vcf_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len)
     }
     int remaining = max - ply;
     if (remaining < 3 || tick(ts)) return 0;
-    uint64_t key = b->key ^ VCF_SALT;
+    uint64_t key = b->key ^ VCF_SALT ^ ts->salt;
     if (known_fail(ts, key, remaining)) return 0;
 
     ScoredMove mv[MAX_MOVES_HERE];
@@ -199,7 +199,7 @@ static int vct_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len)
     }
     int remaining = max - ply;
     if (remaining < 3 || tick(ts)) return 0;
-    uint64_t key = b->key ^ VCT_SALT;
+    uint64_t key = b->key ^ VCT_SALT ^ ts->salt;
     if (known_fail(ts, key, remaining)) return 0;
 
     ScoredMove mv[MAX_MOVES_HERE];

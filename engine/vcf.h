@@ -37,6 +37,7 @@ typedef struct {
     Board *b;
     ThreatCacheEntry *cache; /* owned by the caller; cache_mask + 1 entries */
     size_t cache_mask;
+    uint64_t salt;   /* mixed into cache keys; a new salt forgets earlier results */
     uint64_t nodes;  /* nodes visited by this search so far */
     uint64_t budget; /* give up (no win) after this many nodes */
     bool (*should_stop)(void *ctx); /* polled every few hundred nodes; may be NULL */

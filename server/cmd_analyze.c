@@ -5,9 +5,9 @@
  * Blank lines are skipped. Output is flushed after every line, so the
  * command can sit at the end of a pipe and answer requests one at a time.
  *
- * The transposition table is cleared before each request (unless --keep-tt),
- * so an answer at a fixed depth or node limit does not depend on the lines
- * before it.
+ * Each request is searched afresh (unless --keep-tt): the engine ignores
+ * what earlier searches stored, so an answer at a fixed depth or node limit
+ * does not depend on the lines before it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,13 +72,12 @@ static bool blank_line(const char *s, size_t n)
 }
 
 /* Answers one request line. Returns false when stdout fails. */
-static bool answer(Engine *e, const char *line, size_t len, const ApiCaps *caps, bool keep_tt)
+static bool answer(Engine *e, const char *line, size_t len, const ApiCaps *caps)
 {
     ApiRequest req;
     ApiProblem prob;
     EngineResult res;
     if (!api_parse_analyze(line, len, caps, &req, &prob)) return emit(api_problem_json(&prob));
-    if (!keep_tt) engine_clear(e);
     Limits limits = api_limits(&req);
     int index = -1;
     PositionError pe = engine_analyze(e, &req.pos, &limits, &res, &index);
@@ -94,7 +93,6 @@ int cmd_analyze(int argc, char **argv)
 {
     ApiCaps caps = {.default_time_ms = ANALYZE_DEFAULT_TIME_MS, .max_multipv = ENGINE_MAX_MULTIPV};
     EngineOptions opt = {.tt_mib = 0};
-    bool keep_tt = false;
     int rc = 1;
     Engine *e = NULL;
     char *line = NULL;
@@ -107,7 +105,7 @@ int cmd_analyze(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--keep-tt")) {
-            keep_tt = true;
+            opt.persistent = true; /* lines learn from earlier lines */
             continue;
         }
         static const char *const names[] = {"--tt-mib", "--max-time-ms", "--max-depth", "--max-nodes",
@@ -161,7 +159,7 @@ int cmd_analyze(int argc, char **argv)
             break;
         }
         if (blank_line(line, (size_t)n)) continue;
-        if (!answer(e, line, (size_t)n, &caps, keep_tt)) {
+        if (!answer(e, line, (size_t)n, &caps)) {
             fprintf(stderr, "gomokud analyze: writing stdout failed\n");
             goto cleanup;
         }

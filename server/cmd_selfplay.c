@@ -125,8 +125,9 @@ static int play_game(Match *m, Engine *a, Engine *b, int g)
 static void *worker(void *arg)
 {
     Match *m = arg;
-    Engine *a = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_a});
-    Engine *b = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_b});
+    /* persistent, as in a real game: each side keeps its table from move to move */
+    Engine *a = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_a, .persistent = true});
+    Engine *b = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_b, .persistent = true});
     if (!a || !b) goto done;
     for (int g; (g = atomic_fetch_add(&m->next, 1)) < m->games;) {
         int r = play_game(m, a, b, g);

@@ -288,3 +288,26 @@ Test(search, renju_black_that_cannot_block_still_gets_a_legal_move_and_a_loss)
     for (int i = 0; i < p.nmoves; i++) board_play(&b, p.moves[i]);
     cr_assert(rules_is_legal(&b, r.best_move));
 }
+
+Test(search, an_identical_request_gets_an_identical_answer_after_other_searches)
+{
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult a = analyze(&p, (Limits){.depth = 6});
+    Position other = pos_of(RULE_RENJU, "h8 i8 j10 h9 g10 f10 j11 k11 g11 j9 k10 i10");
+    analyze(&other, (Limits){.depth = 7});
+    EngineResult b = analyze(&p, (Limits){.depth = 6});
+    cr_assert_eq(a.nodes, b.nodes, "a fresh search does not see the earlier ones");
+    cr_assert_eq(a.best_move, b.best_move);
+    cr_assert_eq(a.score, b.score);
+}
+
+Test(search, a_persistent_engine_reuses_what_it_learnt)
+{
+    Engine *keep = engine_new(&(EngineOptions){.tt_mib = 8, .persistent = true});
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult a, b;
+    cr_assert_eq(engine_analyze(keep, &p, &(Limits){.depth = 6}, &a, NULL), POSITION_OK);
+    cr_assert_eq(engine_analyze(keep, &p, &(Limits){.depth = 6}, &b, NULL), POSITION_OK);
+    engine_free(keep);
+    cr_assert_lt(b.nodes, a.nodes, "the second search starts from the table the first filled");
+}
