@@ -37,12 +37,13 @@ static void remember_fail(ThreatSearch *ts, uint64_t key, int remaining)
 
 static bool legal(Board *b, Move m) { return !(b->to_move == BLACK && movegen_forbidden(b, m)); }
 
+static int attack(ThreatSearch *ts, int ply, int max, Move *line, int *len, bool vct);
+
 /*
  * The defender is to move and the attacker has just made at least one five
  * point. Returns plies to the five (>= 2) or 0; writes the line.
  */
-static int answer_four(ThreatSearch *ts, int ply, int max, Move *line, int *len,
-                       int (*attack)(ThreatSearch *, int, int, Move *, int *))
+static int answer_four(ThreatSearch *ts, int ply, int max, Move *line, int *len, bool vct)
 {
     Board *b = ts->b;
     Color def = b->to_move, att = OPPONENT(def);
@@ -61,7 +62,7 @@ static int answer_four(ThreatSearch *ts, int ply, int max, Move *line, int *len,
         return 2;
     }
     board_play(b, block);
-    int r = attack(ts, ply + 1, max, line + 1, len);
+    int r = attack(ts, ply + 1, max, line + 1, len, vct);
     board_undo(b);
     if (!r) return 0;
     line[0] = block;
@@ -84,14 +85,59 @@ static bool must_block(Board *b, Move *forced)
     return true;
 }
 
-static int vcf_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len);
-
-static int vcf_defend(ThreatSearch *ts, int ply, int max, Move *line, int *len)
+/* VCT only: the defender is to move against a threatened straight four and
+ * may answer with any defence or a four of its own; all must lose. */
+static int answer_three(ThreatSearch *ts, int ply, int max, Move *line, int *len)
 {
-    return answer_four(ts, ply, max, line, len, vcf_attack);
+    Board *b = ts->b;
+    Color att = OPPONENT(b->to_move);
+    if (!movegen_has_open_four_point(b, att)) return 0; /* the last attack threatened nothing */
+    if (tick(ts)) return 0;
+
+    ScoredMove mv[MAX_MOVES_HERE];
+    int n = movegen_defences(b, mv);
+    movegen_sort(mv, n);
+    if (n == 0) {
+        Move d = movegen_any_legal(b);
+        if (d == MOVE_NONE) return 0;
+        mv[0].move = d;
+        n = 1;
+    }
+    int worst = 0;
+    Move sub[THREAT_MAX_LINE];
+    for (int i = 0; i < n; i++) {
+        int sublen = 0;
+        board_play(b, mv[i].move);
+        int r = attack(ts, ply + 1, max, sub, &sublen, true);
+        board_undo(b);
+        if (!r) return 0; /* this defence holds */
+        if (r > worst) {
+            worst = r;
+            line[0] = mv[i].move;
+            memcpy(line + 1, sub, sizeof(Move) * (size_t)sublen);
+            *len = sublen + 1;
+        }
+    }
+    return worst + 1;
 }
 
-static int vcf_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len)
+/* The defender to move after an attacking move. */
+static int defend(ThreatSearch *ts, int ply, int max, Move *line, int *len, bool vct)
+{
+    Board *b = ts->b;
+    Color def = b->to_move, att = OPPONENT(def);
+    if (b->tcount[def - 1][T_FIVE]) return 0;
+    if (b->tcount[att - 1][T_FIVE]) return answer_four(ts, ply, max, line, len, vct);
+    return vct ? answer_three(ts, ply, max, line, len) : 0;
+}
+
+/*
+ * The attacker to move: a five if there is one, else a block of the
+ * defender's four (in a VCF that block must itself be a four), else its
+ * fours (and in a VCT its threes, when enough plies are left for a three to
+ * win: three, answer, four, answer, five).
+ */
+static int attack(ThreatSearch *ts, int ply, int max, Move *line, int *len, bool vct)
 {
     Board *b = ts->b;
     Color att = b->to_move;
@@ -103,25 +149,24 @@ static int vcf_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len)
     }
     int remaining = max - ply;
     if (remaining < 3 || tick(ts)) return 0;
-    uint64_t key = b->key ^ VCF_SALT ^ ts->salt;
+    uint64_t key = b->key ^ (vct ? VCT_SALT : VCF_SALT) ^ ts->salt;
     if (known_fail(ts, key, remaining)) return 0;
 
     ScoredMove mv[MAX_MOVES_HERE];
-    int n;
+    int n = 0;
     Move forced;
     if (must_block(b, &forced)) {
-        n = 0;
-        if (forced != MOVE_NONE && threat_is_four(board_threat(b, forced, att))) {
+        if (forced != MOVE_NONE && (vct || threat_is_four(board_threat(b, forced, att)))) {
             mv[0].move = forced;
             n = 1;
         }
     } else {
-        n = movegen_threats(b, mv, true);
+        n = movegen_threats(b, mv, !vct || remaining < 5);
         movegen_sort(mv, n);
     }
     for (int i = 0; i < n; i++) {
         board_play(b, mv[i].move);
-        int r = vcf_defend(ts, ply + 1, max, line + 1, len);
+        int r = defend(ts, ply + 1, max, line + 1, len, vct);
         board_undo(b);
         if (r) {
             line[0] = mv[i].move;
@@ -141,93 +186,9 @@ int vcf_find(ThreatSearch *ts, int max_plies, Move *line, int *len)
     if (max_plies > THREAT_MAX_LINE - 1) max_plies = THREAT_MAX_LINE - 1;
     for (size_t i = 0; i <= sizeof steps / sizeof steps[0]; i++) {
         int max = i < sizeof steps / sizeof steps[0] && steps[i] < max_plies ? steps[i] : max_plies;
-        int r = vcf_attack(ts, 0, max, line, len);
+        int r = attack(ts, 0, max, line, len, false);
         if (r || ts->aborted || max == max_plies) return r;
     }
-    return 0;
-}
-
-/* ---- VCT ---- */
-
-static int vct_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len);
-
-static int vct_defend(ThreatSearch *ts, int ply, int max, Move *line, int *len)
-{
-    Board *b = ts->b;
-    Color def = b->to_move, att = OPPONENT(def);
-    if (b->tcount[def - 1][T_FIVE]) return 0;
-    if (b->tcount[att - 1][T_FIVE]) return answer_four(ts, ply, max, line, len, vct_attack);
-    if (!movegen_has_open_four_point(b, att)) return 0; /* the last attack threatened nothing */
-    if (tick(ts)) return 0;
-
-    ScoredMove mv[MAX_MOVES_HERE];
-    int n = movegen_defences(b, mv);
-    movegen_sort(mv, n);
-    if (n == 0) {
-        Move d = movegen_any_legal(b);
-        if (d == MOVE_NONE) return 0;
-        mv[0].move = d;
-        n = 1;
-    }
-    int worst = 0;
-    Move sub[THREAT_MAX_LINE];
-    for (int i = 0; i < n; i++) {
-        int sublen = 0;
-        board_play(b, mv[i].move);
-        int r = vct_attack(ts, ply + 1, max, sub, &sublen);
-        board_undo(b);
-        if (!r) return 0; /* this defence holds */
-        if (r > worst) {
-            worst = r;
-            line[0] = mv[i].move;
-            memcpy(line + 1, sub, sizeof(Move) * (size_t)sublen);
-            *len = sublen + 1;
-        }
-    }
-    return worst + 1;
-}
-
-static int vct_attack(ThreatSearch *ts, int ply, int max, Move *line, int *len)
-{
-    Board *b = ts->b;
-    Color att = b->to_move;
-    Move five;
-    if (movegen_five_points(b, att, &five, 1)) {
-        line[0] = five;
-        *len = 1;
-        return 1;
-    }
-    int remaining = max - ply;
-    if (remaining < 3 || tick(ts)) return 0;
-    uint64_t key = b->key ^ VCT_SALT ^ ts->salt;
-    if (known_fail(ts, key, remaining)) return 0;
-
-    ScoredMove mv[MAX_MOVES_HERE];
-    int n;
-    Move forced;
-    if (must_block(b, &forced)) {
-        n = 0;
-        if (forced != MOVE_NONE) {
-            mv[0].move = forced;
-            n = 1;
-        }
-    } else {
-        /* a three needs five plies to win: three, answer, four, answer, five */
-        n = movegen_threats(b, mv, remaining < 5);
-        movegen_sort(mv, n);
-    }
-    for (int i = 0; i < n; i++) {
-        board_play(b, mv[i].move);
-        int r = vct_defend(ts, ply + 1, max, line + 1, len);
-        board_undo(b);
-        if (r) {
-            line[0] = mv[i].move;
-            (*len)++;
-            return r + 1;
-        }
-        if (ts->aborted) return 0;
-    }
-    remember_fail(ts, key, remaining);
     return 0;
 }
 
@@ -236,7 +197,7 @@ int vct_find(ThreatSearch *ts, int max_plies, Move *line, int *len)
     *len = 0;
     if (max_plies > THREAT_MAX_LINE - 1) max_plies = THREAT_MAX_LINE - 1;
     for (int max = 5; max <= max_plies; max += 2) {
-        int r = vct_attack(ts, 0, max, line, len);
+        int r = attack(ts, 0, max, line, len, true);
         if (r || ts->aborted) return r;
     }
     return 0;
