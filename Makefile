@@ -174,3 +174,18 @@ fuzz-merge: fuzz-build
 	$(foreach h,$(FUZZ_NAMES),$(call FUZZ_MERGE,$(h)) && ) true
 
 -include $(FUZZ_OBJ:.o=.d)
+
+# ---- overload and soak (loopback, bounded; tools/loadtest.sh) ------------------
+# `make loadtest`: ~10x worker capacity for LOADTEST_SECONDS (60) with wrk,
+# /livez polled and RSS sampled, then a SIGTERM mid-burst; `make soak`:
+# SOAK_REQUESTS (100000) mixed requests and hang-ups, RSS at the end checked.
+.PHONY: loadtest soak
+loadtest: deps
+	@scripts/deps.sh bench
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	tools/loadtest.sh load $(GOMOKUD)
+
+soak: deps
+	@scripts/deps.sh bench
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	tools/loadtest.sh soak $(GOMOKUD)

@@ -14,7 +14,7 @@
 
 extern char **environ;
 
-typedef enum { K_INT, K_I64, K_BIND, K_LOG } KeyType;
+typedef enum { K_INT, K_I64, K_BIND, K_LOG, K_KEYS } KeyType;
 
 typedef struct {
     ConfigKeyInfo info;
@@ -56,6 +56,14 @@ static const KeyDef KEYS[] = {
     INT_KEY("drain_timeout_ms", drain_timeout_ms, "10000", 0, 3600000,
             "on SIGTERM, how long searches may run on before they are stopped early"),
     INT_KEY("retry_after_s", retry_after_s, "1", 1, 3600, "Retry-After of a 503"),
+    INT_KEY("request_timeout_s", request_timeout_s, "10", 0, 86400,
+            "a request's headers and body must arrive within this many seconds, else the connection is closed; "
+            "0 = no cap"),
+    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez and /readyz needs "
+                      "'Authorization: Bearer KEY'; empty = no authentication"},
+     K_KEYS, offsetof(Config, api_keys), 0, 0},
+    INT_KEY("fault_injection", fault_injection, "0", 0, 1,
+            "for tests only: 1 makes the X-Gomokud-Fault request header fail searches on purpose; keep 0"),
     {{"log_level", "info", "error | warn | info (one access line per request) | debug"},
      K_LOG, offsetof(Config, log_level), 0, 0},
 };
@@ -130,6 +138,14 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
                 return true;
             }
         return fail(err, errlen, "%s: %s must be error, warn, info or debug, not '%s'", origin, key, value);
+    case K_KEYS:
+        if (!config_api_keys_valid(value))
+            return fail(err, errlen,
+                        "%s: %s must be a comma-separated list of keys of 1 to %d visible ASCII characters "
+                        "(no spaces or commas inside a key), at most %d characters in all",
+                        origin, key, CONFIG_API_KEY_MAX, CONFIG_API_KEYS_MAX - 1);
+        memcpy(field, value, strlen(value) + 1);
+        return true;
     case K_INT:
     case K_I64: {
         int64_t v;
@@ -145,6 +161,39 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
     }
     }
     return fail(err, errlen, "%s: %s: internal error", origin, key);
+}
+
+/* One key of a list: from *p to the next comma, surrounding spaces
+ * skipped. Sets *key and *len and moves *p past the comma; false at the end. */
+bool config_api_key_next(const char **p, const char **key, size_t *len)
+{
+    const char *s = *p;
+    if (!s || !*s) return false;
+    const char *comma = strchr(s, ',');
+    const char *e = comma ? comma : s + strlen(s);
+    *p = comma ? comma + 1 : e;
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t')) e--;
+    *key = s;
+    *len = (size_t)(e - s);
+    return true;
+}
+
+bool config_api_keys_valid(const char *list)
+{
+    if (strlen(list) >= CONFIG_API_KEYS_MAX) return false;
+    bool blank = true;
+    for (const char *c = list; *c; c++)
+        if (*c != ' ' && *c != '\t') blank = false;
+    if (blank) return true; /* authentication off */
+    const char *p = list, *k;
+    size_t n;
+    while (config_api_key_next(&p, &k, &n)) {
+        if (n < 1 || n > CONFIG_API_KEY_MAX) return false;
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)k[i] <= ' ' || (unsigned char)k[i] >= 0x7f) return false;
+    }
+    return true;
 }
 
 static char *trim(char *s)

@@ -20,6 +20,8 @@
 #define CONFIG_BIND_MAX 64
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ERR_MAX 256
+#define CONFIG_API_KEYS_MAX 2048 /* the whole comma-separated list */
+#define CONFIG_API_KEY_MAX 256   /* one key */
 
 typedef enum { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG } LogLevel;
 
@@ -42,6 +44,9 @@ typedef struct {
     int connection_timeout_s;    /* idle connection timeout; 0 = none */
     int drain_timeout_ms;        /* on SIGTERM: how long searches may go on before being stopped */
     int retry_after_s;           /* Retry-After of a 503 */
+    int request_timeout_s;       /* a request must be received within this; 0 = no cap */
+    char api_keys[CONFIG_API_KEYS_MAX]; /* comma-separated bearer keys; "" = no authentication */
+    int fault_injection;         /* tests only: 1 honours the X-Gomokud-Fault header; 0 (default) ignores it */
     LogLevel log_level;
     char config_path[CONFIG_PATH_MAX]; /* the file that was read, "" for none */
 } Config;
@@ -86,6 +91,16 @@ bool config_finish(Config *c, char *err, size_t errlen);
  * argv flags, then config_finish. envp NULL means the process environment.
  * Returns false with a message in err. */
 bool config_load(Config *c, int argc, char *const *argv, char *const *envp, char *err, size_t errlen);
+
+/* True when list is a valid api_keys value: empty (or blank), or keys of
+ * 1..CONFIG_API_KEY_MAX visible ASCII characters separated by commas, with
+ * optional spaces around each key. */
+bool config_api_keys_valid(const char *list);
+
+/* Iterates over the keys of an api_keys list: *p starts at the list; each
+ * call sets *key (not NUL-terminated) and *len and advances *p. Returns false
+ * when the list is exhausted. */
+bool config_api_key_next(const char **p, const char **key, size_t *len);
 
 /* The number of settings and the i-th one (0-based), in file order. */
 int config_key_count(void);

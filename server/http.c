@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,12 +37,33 @@
 #define WATCH_IDLE_ROUNDS 20 /* empty rounds before the watcher sleeps until woken */
 #define ANSWER_GRACE_MS 5000 /* on stop: time for resumed connections to be answered */
 #define BODY_INITIAL 1024
+#define REAP_PERIOD_MS 100  /* slow-client reaper period */
+#define FAULT_HEADER "X-Gomokud-Fault" /* honoured only with fault_injection = 1 */
 
 #define CT_JSON "application/json"
 #define CT_PROBLEM "application/problem+json"
 #define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
 
 typedef struct Request Request;
+
+/* What a connection is doing, for the slow-client reaper. */
+typedef enum {
+    CONN_RECEIVING, /* reading a request: bounded by request_timeout_s */
+    CONN_BUSY,      /* request received: searching or answering; never cut */
+    CONN_IDLE       /* kept alive after an answer: the next request may be starting */
+} ConnState;
+
+/* One client connection (MHD's socket context), on Server.conns. */
+typedef struct Conn {
+    int fd;
+    ConnState state;
+    int64_t since_ns; /* when the state was entered */
+    bool timed_out;   /* the reaper shut the socket down */
+    struct Conn *prev, *next;
+} Conn;
+
+/* Failures a test may ask for with fault_injection = 1. */
+typedef enum { FAULT_NONE = 0, FAULT_ENGINE, FAULT_RENDER } Fault;
 
 /* One position of a job, as queued in the pool. */
 typedef struct {
@@ -56,6 +78,7 @@ typedef struct {
     ApiRequest single;  /* !batch */
     ApiBatch b;         /* batch */
     bool failed;        /* !batch: the engine refused the position */
+    Fault fault;        /* injected failure (tests only) */
     ApiProblem problem; /* ... and why */
     EngineResult *results;
     Item *items;
@@ -88,6 +111,9 @@ struct Request {
     int status; /* status answered with; 0 = none yet */
     Job *job;
     bool inflight;             /* counted in Server.inflight */
+    bool challenge;            /* a 401: add WWW-Authenticate */
+    Fault fault;               /* from FAULT_HEADER when fault_injection is on */
+    Conn *cn;                  /* its connection's reaper record, NULL if unknown */
     Request *wprev, *wnext;    /* watch list links */
 };
 
@@ -99,6 +125,7 @@ struct Server {
     Metrics metrics;
     uint16_t port;
     atomic_bool draining;
+    atomic_int live; /* requests begun and not yet completed (answer sent or connection gone) */
     char *info;
     size_t info_len;
     uint64_t rid_seed;
@@ -117,6 +144,16 @@ struct Server {
     struct pollfd *pfd; /* watcher scratch */
     Request **pfd_req;
     int pfd_cap;
+
+    char (*keys)[CONFIG_API_KEY_MAX + 1]; /* parsed api_keys; nkeys == 0: open */
+    size_t *key_len;
+    int nkeys;
+
+    pthread_mutex_t conn_mu; /* guards conns and every Conn's fields */
+    pthread_cond_t reap_cv;  /* reaper quit */
+    Conn *conns;
+    bool reaper_quit, reaper_started;
+    pthread_t reaper;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -226,6 +263,140 @@ static MetricsRoute route_of(const char *url)
     return ROUTE_OTHER;
 }
 
+/* ---- authentication --------------------------------------------------- */
+
+/* Splits cfg->api_keys into s->keys. False when out of memory. */
+static bool parse_keys(Server *s)
+{
+    const char *p = s->cfg.api_keys, *k;
+    size_t n;
+    int count = 0;
+    while (config_api_key_next(&p, &k, &n))
+        if (n) count++;
+    if (!count) return true;
+    s->keys = calloc((size_t)count, sizeof *s->keys);
+    s->key_len = calloc((size_t)count, sizeof *s->key_len);
+    if (!s->keys || !s->key_len) return false;
+    p = s->cfg.api_keys;
+    while (config_api_key_next(&p, &k, &n)) {
+        if (!n || n > CONFIG_API_KEY_MAX) continue;
+        memcpy(s->keys[s->nkeys], k, n);
+        s->key_len[s->nkeys++] = n;
+    }
+    return true;
+}
+
+/* Compares a candidate with a key in time that depends only on the key's
+ * length, never on where they differ. */
+static bool key_equal(const char *given, size_t glen, const char *key, size_t klen)
+{
+    volatile unsigned char diff = (unsigned char)(glen != klen);
+    for (size_t i = 0; i < klen; i++) {
+        unsigned char g = i < glen ? (unsigned char)given[i] : 0;
+        diff |= (unsigned char)(g ^ (unsigned char)key[i]);
+    }
+    return diff == 0;
+}
+
+/* True when auth is off, the route is a health check, or the request bears
+ * one of the keys. Every key is compared, whichever matches. */
+static bool authorized(Server *s, struct MHD_Connection *conn, MetricsRoute route)
+{
+    if (s->nkeys == 0 || route == ROUTE_LIVEZ || route == ROUTE_READYZ) return true;
+    const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h || strncasecmp(h, "Bearer ", 7)) return false;
+    h += 7;
+    while (*h == ' ') h++;
+    size_t n = strlen(h);
+    while (n && (h[n - 1] == ' ' || h[n - 1] == '\t')) n--;
+    bool ok = false;
+    for (int i = 0; i < s->nkeys; i++) ok |= key_equal(h, n, s->keys[i], s->key_len[i]);
+    return ok;
+}
+
+/* ---- slow clients ----------------------------------------------------- */
+
+static void conn_set(Server *s, Conn *c, ConnState st)
+{
+    if (!c) return;
+    pthread_mutex_lock(&s->conn_mu);
+    c->state = st;
+    c->since_ns = now_ns();
+    pthread_mutex_unlock(&s->conn_mu);
+}
+
+static Conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    Server *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        Conn *c = calloc(1, sizeof *c);
+        if (!c) return; /* not watched for slowness; served all the same */
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        c->fd = ci ? ci->connect_fd : -1;
+        c->state = CONN_RECEIVING;
+        c->since_ns = now_ns();
+        pthread_mutex_lock(&s->conn_mu);
+        c->next = s->conns;
+        if (s->conns) s->conns->prev = c;
+        s->conns = c;
+        pthread_mutex_unlock(&s->conn_mu);
+        *socket_context = c;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        Conn *c = *socket_context;
+        if (!c) return;
+        /* Called before libmicrohttpd closes the socket: once off the list,
+         * the reaper can no longer touch the descriptor. */
+        pthread_mutex_lock(&s->conn_mu);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->conns = c->next;
+        if (c->next) c->next->prev = c->prev;
+        pthread_mutex_unlock(&s->conn_mu);
+        *socket_context = NULL;
+        free(c);
+    }
+}
+
+/* Every REAP_PERIOD_MS, shuts down the sockets of connections that have been
+ * receiving one request for longer than request_timeout_s (or, kept alive,
+ * idle plus receiving for longer than connection_timeout_s on top). The
+ * shutdown wakes libmicrohttpd, which reads end-of-file and closes the
+ * connection; no response can be sent to a request whose headers are not
+ * complete. */
+static void *reaper_main(void *arg)
+{
+    Server *s = arg;
+    int64_t cap = (int64_t)s->cfg.request_timeout_s * 1000000000;
+    int64_t idle_cap = s->cfg.connection_timeout_s ? cap + (int64_t)s->cfg.connection_timeout_s * 1000000000 : 0;
+    pthread_mutex_lock(&s->conn_mu);
+    while (!s->reaper_quit) {
+        int64_t now = now_ns();
+        for (Conn *c = s->conns; c; c = c->next) {
+            if (c->timed_out || c->fd < 0) continue;
+            int64_t limit = c->state == CONN_RECEIVING ? cap : c->state == CONN_IDLE ? idle_cap : 0;
+            if (!limit || now - c->since_ns <= limit) continue;
+            c->timed_out = true;
+            shutdown(c->fd, SHUT_RDWR);
+            metrics_reject(&s->metrics, REJECT_REQUEST_TIMEOUT);
+            server_log(s->cfg.log_level, LOG_WARN, "msg=\"slow client cut off\" request_timeout_s=%d",
+                       s->cfg.request_timeout_s);
+        }
+        struct timespec until;
+        deadline_in(&until, REAP_PERIOD_MS);
+        pthread_cond_timedwait(&s->reap_cv, &s->conn_mu, &until);
+    }
+    pthread_mutex_unlock(&s->conn_mu);
+    return NULL;
+}
+
 /* ---- requests and jobs ------------------------------------------------ */
 
 static void job_free(Job *j)
@@ -320,6 +491,7 @@ static enum MHD_Result reply(Request *r, int status, const char *ctype, char *bo
     MHD_add_response_header(resp, "X-Request-ID", r->rid);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (r->challenge) MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gomokud\"");
     if (retry_after) {
         char ra[16];
         snprintf(ra, sizeof ra, "%d", s->cfg.retry_after_s);
@@ -360,6 +532,18 @@ static enum MHD_Result reply_unavailable(Request *r, MetricsReject why)
         api_problem(&p, 503, "", "the server is shutting down and takes no new analysis");
     metrics_reject(&r->srv->metrics, why);
     return reply_problem(r, &p, NULL, true);
+}
+
+static enum MHD_Result reply_unauthorized(Request *r)
+{
+    ApiProblem p;
+    bool given = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION) != NULL;
+    api_problem(&p, 401, "Authorization",
+                given ? "the API key is not valid; send 'Authorization: Bearer <key>' with a configured key"
+                      : "an API key is required; send 'Authorization: Bearer <key>'");
+    r->challenge = true;
+    metrics_reject(&r->srv->metrics, REJECT_UNAUTHORIZED);
+    return reply_problem(r, &p, NULL, false);
 }
 
 static enum MHD_Result reply_too_big(Request *r)
@@ -497,7 +681,8 @@ static void job_finish(Server *s, Request *r)
             j->out = api_problem_json(&j->problem);
             j->out_status = j->problem.status;
         } else {
-            j->out = api_result_json(&j->single, &j->results[0]);
+            /* NULL (out of memory) is answered 500 by answer_job. */
+            j->out = j->fault == FAULT_RENDER ? NULL : api_result_json(&j->single, &j->results[0]);
             j->out_status = 200;
         }
         j->out_len = j->out ? strlen(j->out) : 0;
@@ -525,15 +710,17 @@ static void run_item(void *ctx, void *state, void *item)
         int_fast64_t unset = 0;
         atomic_compare_exchange_strong(&j->started_ns, &unset, t0);
         int index = -1;
-        PositionError pe = engine_analyze(e, &q->pos, &lim, res, &index);
+        /* The API checked the position already: a refusal here is our fault. */
+        PositionError pe = j->fault == FAULT_ENGINE ? POSITION_FULL : engine_analyze(e, &q->pos, &lim, res, &index);
         int64_t took = now_ns() - t0;
         atomic_fetch_add(&j->search_ns, took);
         double secs = (double)took / 1e9;
         if (pe != POSITION_OK) {
-            char field[API_FIELD_MAX] = "";
-            if (index >= 0 && q->pos.ordered) snprintf(field, sizeof field, "moves[%d]", index);
             ApiProblem *p = j->batch ? &j->b.errors[i] : &j->problem;
-            api_problem(p, 422, field, "%s", position_error_text(pe));
+            api_problem(p, 500, "", "internal error: the engine refused a position the request checks accepted (%s)",
+                        position_error_text(pe));
+            server_log(s->cfg.log_level, LOG_ERROR, "msg=\"engine refused an accepted position\" detail=\"%s\" "
+                       "request_id=%s", position_error_text(pe), r->rid);
             if (j->batch)
                 j->b.ok[i] = false;
             else
@@ -566,6 +753,7 @@ static enum MHD_Result analyze(Request *r)
     Job *j = calloc(1, sizeof *j);
     if (!j) return reply_owned(r, 500, CT_PROBLEM, NULL);
     j->batch = r->route == ROUTE_BATCH;
+    j->fault = r->fault;
     const char *body = r->body ? r->body : "";
     int nrun = 0;
     if (!j->batch) {
@@ -698,6 +886,25 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         r = request_new(s, conn, url, method);
         if (!r) return MHD_NO;
         *con_cls = r;
+        atomic_fetch_add(&s->live, 1);
+        r->cn = conn_of(conn);
+        if (r->cn) { /* a fresh connection's clock runs from its accept; a kept-alive one's from now */
+            pthread_mutex_lock(&s->conn_mu);
+            if (r->cn->state != CONN_RECEIVING) {
+                r->cn->state = CONN_RECEIVING;
+                r->cn->since_ns = now_ns();
+            }
+            pthread_mutex_unlock(&s->conn_mu);
+        }
+        if (!authorized(s, conn, r->route)) {
+            conn_set(s, r->cn, CONN_BUSY);
+            return reply_unauthorized(r); /* before reading any body */
+        }
+        if (s->cfg.fault_injection) {
+            const char *f = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, FAULT_HEADER);
+            r->fault = !f ? FAULT_NONE : !strcmp(f, "engine") ? FAULT_ENGINE : !strcmp(f, "render") ? FAULT_RENDER
+                                                                                                      : FAULT_NONE;
+        }
         if (r->wants_body) {
             const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
             if (cl) {
@@ -707,6 +914,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
                 /* Refuse before reading (no 100 Continue); the connection is closed after. */
                 if (!errno && end != cl && n > (unsigned long long)s->cfg.max_body_bytes) {
                     r->too_big = true;
+                    conn_set(s, r->cn, CONN_BUSY);
                     return reply_too_big(r);
                 }
             }
@@ -719,17 +927,26 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         return MHD_YES;
     }
     if (r->job) return answer_job(r);
+    conn_set(s, r->cn, CONN_BUSY); /* the whole request is in */
     return dispatch(r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)conn;
     Server *s = cls;
     Request *r = *con_cls;
     if (!r) return;
     *con_cls = NULL;
-    if (r->status == 0) r->status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? 408 : 499;
+    Conn *cn = conn_of(conn);
+    bool cut = false;
+    if (cn) {
+        pthread_mutex_lock(&s->conn_mu);
+        cut = cn->timed_out;
+        cn->state = CONN_IDLE;
+        cn->since_ns = now_ns();
+        pthread_mutex_unlock(&s->conn_mu);
+    }
+    if (r->status == 0) r->status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED || cut ? 408 : 499;
     metrics_request(&s->metrics, r->route, r->status);
     double ms = (double)(now_ns() - r->t0) / 1e6;
     if (r->job) { /* where an analysis spent its time: waiting for a worker, searching */
@@ -749,6 +966,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         pthread_mutex_unlock(&s->mu);
     }
     request_free(r);
+    atomic_fetch_sub(&s->live, 1);
 }
 
 /* ---- start and stop --------------------------------------------------- */
@@ -787,7 +1005,7 @@ static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
     struct sockaddr_in a4;
     struct sockaddr_in6 a6;
     struct sockaddr *addr;
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     memset(&a4, 0, sizeof a4);
     memset(&a6, 0, sizeof a6);
     if (inet_pton(AF_INET, c->bind, &a4.sin_addr) == 1) {
@@ -807,7 +1025,8 @@ static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
     errno = 0;
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, (uint16_t)c->port, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
-        MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
+        MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)c->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->connection_timeout_s, MHD_OPTION_END);
     if (!d)
         fail(err, errlen, "cannot listen on %s port %d: %s", c->bind, c->port,
@@ -818,7 +1037,13 @@ static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
 static void destroy(Server *s)
 {
     if (s->daemon) MHD_stop_daemon(s->daemon);
-    if (s->watcher_started) {
+    if (s->reaper_started) {
+        pthread_mutex_lock(&s->conn_mu);
+        s->reaper_quit = true;
+        pthread_cond_broadcast(&s->reap_cv);
+        pthread_mutex_unlock(&s->conn_mu);
+        pthread_join(s->reaper, NULL);
+    }    if (s->watcher_started) {
         pthread_mutex_lock(&s->mu);
         s->watcher_quit = true;
         pthread_cond_broadcast(&s->watch_cv);
@@ -829,6 +1054,10 @@ static void destroy(Server *s)
     free(s->pfd);
     free(s->pfd_req);
     free(s->info);
+    free(s->keys);
+    free(s->key_len);
+    pthread_cond_destroy(&s->reap_cv);
+    pthread_mutex_destroy(&s->conn_mu);
     pthread_cond_destroy(&s->watch_cv);
     pthread_cond_destroy(&s->done_cv);
     pthread_mutex_destroy(&s->mu);
@@ -852,6 +1081,7 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     };
     metrics_init(&s->metrics);
     atomic_init(&s->draining, false);
+    atomic_init(&s->live, 0);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     s->rid_seed = mix64((uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^ ((uint64_t)getpid() << 48) ^
@@ -863,10 +1093,12 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->watch_cv, &ca);
     pthread_cond_init(&s->done_cv, &ca);
+    pthread_cond_init(&s->reap_cv, &ca);
+    pthread_mutex_init(&s->conn_mu, NULL);
     pthread_condattr_destroy(&ca);
 
     bool ok = false;
-    if (!(s->info = build_info(cfg, &s->info_len))) {
+    if (!(s->info = build_info(cfg, &s->info_len)) || !parse_keys(s)) {
         fail(err, errlen, "out of memory");
         goto cleanup;
     }
@@ -878,13 +1110,28 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
         .run = run_item,
         .ctx = s,
     };
-    if (!pool_start(&pc, &s->pool, err, errlen)) goto cleanup;
+    if (!pool_start(&pc, &s->pool, err, errlen)) {
+        if (strstr(err, "could not be set up")) /* engine_new failed: almost surely the table */
+            fail(err, errlen,
+                 "cannot allocate the transposition tables: tt_mib = %d MiB for each of %d workers "
+                 "(%lld MiB in all); lower tt_mib or workers",
+                 cfg->tt_mib, cfg->workers, (long long)cfg->tt_mib * cfg->workers);
+        goto cleanup;
+    }
     int rc = pthread_create(&s->watcher, NULL, watcher_main, s);
     if (rc) {
         fail(err, errlen, "cannot start the watcher thread: %s", strerror(rc));
         goto cleanup;
     }
     s->watcher_started = true;
+    if (cfg->request_timeout_s > 0) {
+        rc = pthread_create(&s->reaper, NULL, reaper_main, s);
+        if (rc) {
+            fail(err, errlen, "cannot start the reaper thread: %s", strerror(rc));
+            goto cleanup;
+        }
+        s->reaper_started = true;
+    }
     if (!(s->daemon = start_daemon(s, err, errlen))) goto cleanup;
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     s->port = di ? di->port : (uint16_t)cfg->port;
@@ -922,5 +1169,18 @@ void server_stop(Server *s)
     int rc = 0;
     while (s->inflight > 0 && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&s->done_cv, &s->mu, &until);
     pthread_mutex_unlock(&s->mu);
+    /* Take no more connections (new ones are refused at once), then let the
+     * requests still on the wire - 503s answered while draining - be sent:
+     * libmicrohttpd reports a request completed only after its answer is
+     * out. Idle kept-alive connections are closed by the stop. */
+    MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
+    if (lsock != MHD_INVALID_SOCKET) close(lsock);
+    while (atomic_load(&s->live) > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec)) break;
+        struct timespec nap = {0, 2000000L};
+        nanosleep(&nap, NULL);
+    }
     destroy(s);
 }

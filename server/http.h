@@ -20,10 +20,25 @@
  * items of a request whose client left are dropped unsearched. The
  * connection is still resumed so that libmicrohttpd can close it.
  *
+ * API keys. With api_keys set, every route but /livez and /readyz needs
+ * "Authorization: Bearer <key>" (compared in constant time against every
+ * key); otherwise 401 with WWW-Authenticate: Bearer, before any body is read.
+ *
+ * Slow clients. libmicrohttpd's connection timeout only measures silence, so
+ * a reaper thread shuts down the socket of a connection that has been
+ * receiving one request for longer than request_timeout_s (the clock starts
+ * at accept, or for a kept-alive connection when its next request's headers
+ * are in, with idle time capped at connection_timeout_s + request_timeout_s).
+ *
+ * Faults. An engine refusal of a position the API accepted, or a result that
+ * cannot be rendered, is a 500 problem; the worker serves on. fault_injection
+ * = 1 (tests only) lets the X-Gomokud-Fault: engine | render header force them.
+ *
  * Shutdown (server_drain, then server_stop): /readyz turns 503 and analysis
  * requests get 503 + Retry-After; queued and running searches go on for up to
  * drain_timeout_ms, then are stopped early and answered with what they have;
- * once every suspended connection has been answered the daemon stops.
+ * once every suspended connection has been answered the daemon stops taking
+ * connections, lets the answers still being sent go out, and stops.
  */
 #ifndef GOMOKUD_HTTP_H
 #define GOMOKUD_HTTP_H

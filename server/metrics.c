@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Known statuses; the last slot counts any other. */
-static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 400, 404, 405, 408, 413, 422, 499, 500, 503, 504, 0};
+static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 400, 401, 404, 405, 408, 413, 422, 499, 500, 503, 504, 0};
 
 /* Upper bounds of the search time buckets, seconds (+Inf is implicit). */
 static const double TIME_BOUNDS[METRICS_TIME_BUCKETS] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
@@ -19,6 +19,7 @@ static const char *const ROUTE_LABELS[ROUTE_COUNT] = {
 
 static const char *const REJECT_LABELS[REJECT_COUNT] = {
     "queue_full", "draining", "body_too_large", "batch_too_large", "bad_request", "unprocessable",
+    "unauthorized", "request_timeout",
 };
 
 static const char *const CANCEL_LABELS[CANCEL_COUNT] = {"queued", "running"};
@@ -137,7 +138,7 @@ char *metrics_render(const Metrics *m, const MetricsGauges *g, const char *versi
                     (unsigned long long)v);
         }
 
-    head(&b, "gomokud_rejections_total", "counter", "Analysis requests turned away, by reason.");
+    head(&b, "gomokud_rejections_total", "counter", "Requests turned away, by reason.");
     for (int i = 0; i < REJECT_COUNT; i++)
         put(&b, "gomokud_rejections_total{reason=\"%s\"} %llu\n", REJECT_LABELS[i],
             (unsigned long long)atomic_load_explicit(&m->rejections[i], RELAXED));

@@ -33,13 +33,15 @@ typedef enum {
     REJECT_BATCH_TOO_LARGE,/* 413 */
     REJECT_BAD_REQUEST,    /* 400 */
     REJECT_UNPROCESSABLE,  /* 422 */
+    REJECT_UNAUTHORIZED,   /* 401: no or a wrong API key (any route) */
+    REJECT_REQUEST_TIMEOUT,/* a client too slow sending its request was cut off */
     REJECT_COUNT
 } MetricsReject;
 
 /* Where a job was when its client hung up. */
 typedef enum { CANCEL_QUEUED = 0, CANCEL_RUNNING, CANCEL_COUNT } MetricsCancel;
 
-#define METRICS_STATUS_SLOTS 12
+#define METRICS_STATUS_SLOTS 13
 #define METRICS_TIME_BUCKETS 14
 
 typedef struct {

@@ -232,3 +232,58 @@ Test(config, zero_workers_means_one_per_core)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cr_assert_eq(c.workers, cores < 1 ? 1 : (int)cores);
 }
+
+Test(config, api_keys_come_from_file_environment_and_flags)
+{
+    Config c;
+    char *env[] = {"GOMOKUD_API_KEYS=from-env", NULL};
+    cr_assert(config_load(&c, 0, NULL, env, err, sizeof err), "%s", err);
+    cr_assert_str_eq(c.api_keys, "from-env");
+    char *args[] = {"--api-keys", "k1, k2"};
+    cr_assert(config_load(&c, 2, args, env, err, sizeof err), "%s", err);
+    cr_assert_str_eq(c.api_keys, "k1, k2");
+    const char *path = temp_file("api_keys = \"file-key\"\n");
+    char *a2[] = {"--config", (char *)path};
+    cr_assert(config_load(&c, 2, a2, no_env, err, sizeof err), "%s", err);
+    cr_assert_str_eq(c.api_keys, "file-key");
+    config_defaults(&c);
+    cr_assert_str_eq(c.api_keys, "", "authentication is off by default");
+    cr_assert_eq(c.fault_injection, 0, "fault injection is off by default");
+    cr_assert_eq(c.request_timeout_s, 10);
+}
+
+Test(config, bad_api_keys_are_refused_by_name)
+{
+    Config c;
+    config_defaults(&c);
+    const char *bad[] = {"a,,b", "has space", "tab\there", ",", "x,\x01"};
+    for (int i = 0; i < 5; i++) {
+        cr_assert_not(config_set(&c, "api_keys", bad[i], "test", err, sizeof err), "%s", bad[i]);
+        cr_assert(strstr(err, "api_keys"), "%s", err);
+    }
+    char longkey[CONFIG_API_KEY_MAX + 2];
+    memset(longkey, 'k', sizeof longkey - 1);
+    longkey[sizeof longkey - 1] = 0;
+    cr_assert_not(config_set(&c, "api_keys", longkey, "test", err, sizeof err));
+    cr_assert(config_set(&c, "api_keys", "  ", "test", err, sizeof err), "blank = off");
+    cr_assert(config_set(&c, "api_keys", "a-b.c_d~e+f/g=,  second ", "test", err, sizeof err), "%s", err);
+    const char *p = c.api_keys, *k;
+    size_t n;
+    cr_assert(config_api_key_next(&p, &k, &n));
+    cr_assert_eq(n, 14);
+    cr_assert(!strncmp(k, "a-b.c_d~e+f/g=", n));
+    cr_assert(config_api_key_next(&p, &k, &n));
+    cr_assert_eq(n, 6);
+    cr_assert(!strncmp(k, "second", n));
+    cr_assert_not(config_api_key_next(&p, &k, &n));
+}
+
+Test(config, fault_injection_and_request_timeout_are_range_checked)
+{
+    Config c;
+    config_defaults(&c);
+    cr_assert_not(config_set(&c, "fault_injection", "2", "test", err, sizeof err));
+    cr_assert(strstr(err, "fault_injection"), "%s", err);
+    cr_assert_not(config_set(&c, "request_timeout_s", "-1", "test", err, sizeof err));
+    cr_assert(strstr(err, "request_timeout_s"), "%s", err);
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 
 static Server *srv;
 static uint16_t port;
+static const char *auth; /* Authorization header of the helpers' own requests (metric) */
 
 typedef struct {
     long status;
@@ -71,6 +73,7 @@ static void start(Config *c)
     cr_assert(engine_init());
     cr_assert(config_finish(c, err, sizeof err), "%s", err);
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    auth = NULL;
     cr_assert(server_start(c, &srv, err, sizeof err), "%s", err);
     port = server_port(srv);
     cr_assert_gt(port, 0);
@@ -205,7 +208,7 @@ static void assert_problem(const Resp *r, int status, const char *field)
 /* The value of one series of /metrics ("name{labels}"); -1 when absent. */
 static double metric(const char *series)
 {
-    Resp r = request("GET", "/metrics", NULL, NULL);
+    Resp r = request("GET", "/metrics", NULL, auth);
     cr_assert_eq(r.status, 200);
     double v = -1;
     size_t n = strlen(series);
@@ -806,4 +809,326 @@ Test(http, a_server_that_cannot_listen_says_why, .timeout = 30)
     cr_assert_null(other);
     cr_assert(strstr(err, "cannot listen"), "%s", err);
     stop();
+}
+
+/* ---- API keys ----------------------------------------------------------- */
+
+#define KEY_A "Authorization: Bearer alpha-key-1"
+#define KEY_B "Authorization: Bearer beta.key_2"
+
+static void start_with_keys(const char *keys)
+{
+    Config c;
+    test_config(&c);
+    snprintf(c.api_keys, sizeof c.api_keys, "%s", keys);
+    start(&c);
+}
+
+static void assert_unauthorized(const Resp *r)
+{
+    assert_problem(r, 401, "Authorization");
+    cr_assert(!strncmp(header_of(r, "WWW-Authenticate"), "Bearer", 6), "WWW-Authenticate: %s",
+              header_of(r, "WWW-Authenticate"));
+}
+
+Test(http, with_api_keys_a_request_without_a_key_is_401_with_a_bearer_challenge, .timeout = 30)
+{
+    start_with_keys("alpha-key-1, beta.key_2");
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    assert_unauthorized(&r);
+    cr_assert(strstr(r.body, "required"), "%s", r.body);
+    resp_free(&r);
+    const char *paths[] = {"/v1/info", "/metrics", "/nowhere"};
+    for (int i = 0; i < 3; i++) {
+        r = request("GET", paths[i], NULL, NULL);
+        assert_unauthorized(&r);
+        resp_free(&r);
+    }
+    auth = KEY_A;
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"unauthorized\"}"), 4);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/analyze\",status=\"401\"}"), 1);
+    stop();
+}
+
+Test(http, with_api_keys_a_wrong_key_is_401, .timeout = 30)
+{
+    start_with_keys("alpha-key-1,beta.key_2");
+    const char *wrong[] = {"Authorization: Bearer alpha-key-", "Authorization: Bearer alpha-key-12",
+                           "Authorization: Bearer ALPHA-KEY-1", "Authorization: Basic alpha-key-1",
+                           "Authorization: alpha-key-1", "Authorization: Bearer alpha-key-1,beta.key_2"};
+    for (int i = 0; i < 6; i++) {
+        Resp r = request("POST", "/v1/analyze", QUICK_BODY, wrong[i]);
+        assert_unauthorized(&r);
+        cr_assert(strstr(r.body, "not valid"), "%s: %s", wrong[i], r.body);
+        resp_free(&r);
+    }
+    stop();
+}
+
+Test(http, with_api_keys_every_configured_key_is_accepted, .timeout = 30)
+{
+    start_with_keys("alpha-key-1, beta.key_2");
+    const char *keys[] = {KEY_A, KEY_B, "authorization: bearer alpha-key-1"};
+    for (int i = 0; i < 3; i++) {
+        Resp r = request("POST", "/v1/analyze", QUICK_BODY, keys[i]);
+        cr_assert_eq(r.status, 200, "%s: %s", keys[i], r.body);
+        cr_assert(strstr(r.body, "\"best_move\":\""), "%s", r.body);
+        cr_assert_str_eq(header_of(&r, "WWW-Authenticate"), "");
+        resp_free(&r);
+        r = request("GET", "/v1/info", NULL, keys[i]);
+        cr_assert_eq(r.status, 200);
+        resp_free(&r);
+    }
+    auth = KEY_B;
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"unauthorized\"}"), 0);
+    stop();
+}
+
+Test(http, with_api_keys_livez_and_readyz_stay_open, .timeout = 30)
+{
+    start_with_keys("alpha-key-1");
+    Resp r = request("GET", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    r = request("GET", "/readyz", NULL, "Authorization: Bearer wrong");
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, api_keys_from_the_environment_protect_the_server, .timeout = 30)
+{
+    Config c;
+    char err[256];
+    char *env[] = {"GOMOKUD_API_KEYS=env-key-9", "GOMOKUD_WORKERS=1", "GOMOKUD_TT_MIB=1", NULL};
+    char *args[] = {"--port", "0", "--log-level", "error"};
+    cr_assert(config_load(&c, 4, args, env, err, sizeof err), "%s", err);
+    cr_assert_str_eq(c.api_keys, "env-key-9");
+    start(&c);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    assert_unauthorized(&r);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", QUICK_BODY, "Authorization: Bearer env-key-9");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, without_api_keys_no_authorization_is_needed, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v1/info", NULL, "Authorization: Bearer anything");
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    stop();
+}
+
+/* ---- slow clients and the connection limit ------------------------------- */
+
+static int raw_connect(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
+    return fd;
+}
+
+/* True once the peer closed fd (end of file or an error), waiting up to ms. */
+static bool closed_within(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, ms) <= 0) return false;
+    char buf[256];
+    ssize_t k = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    return k <= 0 && !(k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+/* Drips text one byte every 300 ms until the server closes the connection;
+ * returns the seconds that took (or the time spent when all was sent).
+ * /livez is asked between drips and must keep answering. */
+static double drip_until_cut(int fd, const char *text)
+{
+    double t0 = now_ms();
+    for (size_t i = 0; text[i]; i++) {
+        if (send(fd, text + i, 1, MSG_NOSIGNAL) != 1) break;
+        if (closed_within(fd, 300)) break;
+        if (i % 3 == 0) {
+            Resp r = request("GET", "/livez", NULL, NULL);
+            cr_assert_eq(r.status, 200, "/livez answers while a client drips");
+            resp_free(&r);
+        }
+    }
+    return (now_ms() - t0) / 1e3;
+}
+
+static void start_request_timeout(int seconds)
+{
+    Config c;
+    test_config(&c);
+    c.request_timeout_s = seconds;
+    start(&c);
+}
+
+Test(http, a_client_dripping_its_body_is_cut_off_after_request_timeout, .timeout = 60)
+{
+    start_request_timeout(1);
+    int fd = raw_connect();
+    const char *head = "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 100\r\n\r\n";
+    cr_assert_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
+    char body[101];
+    memset(body, ' ', 100);
+    body[100] = 0;
+    double took = drip_until_cut(fd, body);
+    cr_assert_lt(took, 3.0, "cut off after %.2f s (cap 1 s)", took);
+    cr_assert_gt(took, 0.8, "not before the cap: %.2f s", took);
+    close(fd);
+    wait_metric("gomokud_rejections_total{reason=\"request_timeout\"}", 1);
+    wait_metric("gomokud_http_requests_total{route=\"/v1/analyze\",status=\"408\"}", 1);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    cr_assert_eq(r.status, 200, "a normal client is still served: %s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_client_dripping_its_headers_is_cut_off_after_request_timeout, .timeout = 60)
+{
+    start_request_timeout(1);
+    int fd = raw_connect();
+    double took = drip_until_cut(fd, "GET /livez HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n");
+    cr_assert_lt(took, 3.0, "cut off after %.2f s (cap 1 s)", took);
+    close(fd);
+    wait_metric("gomokud_rejections_total{reason=\"request_timeout\"}", 1);
+    stop();
+}
+
+Test(http, a_prompt_keep_alive_client_is_not_cut_off, .timeout = 60)
+{
+    start_request_timeout(1);
+    CURL *h = curl_easy_init();
+    long connects = 0;
+    for (int i = 0; i < 4; i++) { /* 1.6 s on one connection, each request prompt */
+        Resp r = request_on(h, "POST", "/v1/analyze", QUICK_BODY, NULL);
+        cr_assert_eq(r.status, 200, "request %d", i);
+        resp_free(&r);
+        long c = 0;
+        curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &c);
+        connects += c;
+        sleep_ms(400);
+    }
+    curl_easy_cleanup(h);
+    cr_assert_eq(connects, 1, "one connection, never cut");
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"request_timeout\"}"), 0);
+    /* A search longer than the cap is not a slow client. */
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":1500}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, connections_beyond_max_connections_wait_and_livez_answers_after, .timeout = 60)
+{
+    Config c;
+    test_config(&c);
+    c.max_connections = 4;
+    start(&c);
+    int fds[6];
+    for (int i = 0; i < 6; i++) fds[i] = raw_connect(); /* the kernel queues the extra ones */
+    sleep_ms(200);
+    const char *get = "GET /livez HTTP/1.1\r\nHost: t\r\n\r\n";
+    cr_assert_eq(send(fds[5], get, strlen(get), MSG_NOSIGNAL), (ssize_t)strlen(get));
+    struct pollfd p = {.fd = fds[5], .events = POLLIN};
+    cr_assert_eq(poll(&p, 1, 500), 0, "an extra connection is not served while the limit is reached");
+    for (int i = 0; i < 4; i++) close(fds[i]);
+    cr_assert_eq(raw_status(fds[5]), 200, "the waiting one is served once others close");
+    close(fds[5]);
+    close(fds[4]);
+    Resp r = request("GET", "/livez", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    stop();
+}
+
+/* ---- worker faults -------------------------------------------------------- */
+
+static void start_faulty(int fault_injection)
+{
+    Config c;
+    test_config(&c);
+    c.workers = 1;
+    c.fault_injection = fault_injection;
+    start(&c);
+}
+
+Test(http, an_engine_failure_is_a_500_problem_and_the_worker_serves_on, .timeout = 30)
+{
+    start_faulty(1);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "X-Gomokud-Fault: engine");
+    assert_problem(&r, 500, "");
+    cr_assert(strstr(r.body, "internal error"), "%s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    cr_assert_eq(r.status, 200, "the same worker answers the next request: %s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze/batch", "{\"positions\":[{\"moves\":[\"h8\"],\"limits\":{\"depth\":1}}]}",
+                "X-Gomokud-Fault: engine");
+    cr_assert_eq(r.status, 200, "a batch reports the failure in its slot: %s", r.body);
+    cr_assert(strstr(r.body, "\"status\":500"), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_result_that_cannot_be_rendered_is_a_500_problem, .timeout = 30)
+{
+    start_faulty(1);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "X-Gomokud-Fault: render");
+    assert_problem(&r, 500, "");
+    cr_assert(strstr(r.body, "out of memory"), "%s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, the_fault_header_is_ignored_unless_fault_injection_is_on, .timeout = 30)
+{
+    start_faulty(0);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "X-Gomokud-Fault: engine");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+/* ---- start-up failures ----------------------------------------------------- */
+
+Test(http, a_transposition_table_too_large_for_memory_is_refused_by_name, .timeout = 60)
+{
+    const char *dir = getenv("GOMOKUD_BIN_DIR");
+    cr_assert_not_null(dir, "GOMOKUD_BIN_DIR");
+    char cmd[1024], out[4096] = "";
+    /* 64 GiB per worker for 64 workers: more than any test machine has. Under
+     * ASan the allocator must return NULL rather than abort. */
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS=\"$ASAN_OPTIONS:allocator_may_return_null=1\" '%s/gomokud' --tt-mib 65536 --workers 64 "
+             "--port 0 --log-level error 2>&1",
+             dir);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    int st = pclose(f);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "exits non-zero, not a crash: %d, %s", st, out);
+    cr_assert(strstr(out, "tt_mib") && strstr(out, "65536"), "names tt_mib and the amount: %s", out);
+
+    snprintf(cmd, sizeof cmd, "'%s/gomokud' --tt-mib 100000000 --port 0 2>&1", dir);
+    f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    st = pclose(f);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%d %s", st, out);
+    cr_assert(strstr(out, "tt_mib") && strstr(out, "100000000"), "%s", out);
 }
