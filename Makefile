@@ -133,7 +133,7 @@ clean:
 # under ASan+UBSan into $(BUILD)/fuzz. `make fuzz` runs each, one after the
 # other, for FUZZ_SECONDS on its seed corpus fuzz/corpus/<name>; new inputs
 # go to $(BUILD)/fuzz/corpus-<name>, crashes to $(BUILD)/fuzz/artifacts/.
-# `make fuzz-merge` adds the new inputs that add coverage to the seed corpus.
+# `make fuzz-merge` adds the new inputs that reach new edges to the seed corpus.
 # Not part of `make test`: tests/test_fuzz_regressions.c replays the corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
@@ -152,7 +152,7 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus-$(1) $(FUZZ_DIR)/artifacts && \
     $(FUZZ_DIR)/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN_$(1)) \
     -dict=fuzz/$(1).dict -timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$(1)- \
     $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus-$(1) fuzz/corpus/$(1)
-FUZZ_MERGE = $(FUZZ_DIR)/fuzz_$(1) -merge=1 -max_len=$(FUZZ_MAX_LEN_$(1)) fuzz/corpus/$(1) $(FUZZ_DIR)/corpus-$(1)
+FUZZ_MERGE = $(FUZZ_DIR)/fuzz_$(1) -merge=1 -use_counters=0 -max_len=$(FUZZ_MAX_LEN_$(1)) fuzz/corpus/$(1) $(FUZZ_DIR)/corpus-$(1)
 
 .PHONY: fuzz fuzz-build fuzz-merge
 

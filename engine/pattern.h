@@ -42,7 +42,7 @@ typedef enum {
     P_F3S,      /* open three with two ways to a straight four */
     P_B4,       /* four: exactly one point makes a five */
     P_F4,       /* straight four: two five points closing the same four */
-    P_F44,      /* two fours on one line (X.XXX.X): counts as a double four */
+    P_F44,      /* two fours on one line (four stones, gaps between): a double four */
     P_F5,       /* five (exactly five where the rule asks for it) */
     P_COUNT
 } Pattern;

@@ -1,5 +1,6 @@
 /* config.c - defaults < file < environment < flags -> one validated Config. */
 #include "server/config.h"
+#include "server/errors.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -71,17 +72,6 @@ static const KeyDef KEYS[] = {
 
 static const char *const LOG_NAMES[] = {"error", "warn", "info", "debug"};
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 int config_key_count(void) { return NKEYS; }
 
@@ -123,12 +113,12 @@ static bool parse_i64(const char *s, int64_t *out)
 bool config_set(Config *c, const char *key, const char *value, const char *origin, char *err, size_t errlen)
 {
     const KeyDef *k = find_key(key, strlen(key));
-    if (!k) return fail(err, errlen, "%s: unknown setting '%s'", origin, key);
+    if (!k) return server_fail(err, errlen, "%s: unknown setting '%s'", origin, key);
     char *field = (char *)c + k->off;
     switch (k->type) {
     case K_BIND:
         if (!*value || strlen(value) >= CONFIG_BIND_MAX)
-            return fail(err, errlen, "%s: %s must be an IP address, not '%s'", origin, key, value);
+            return server_fail(err, errlen, "%s: %s must be an IP address, not '%s'", origin, key, value);
         memcpy(field, value, strlen(value) + 1);
         return true;
     case K_LOG:
@@ -137,10 +127,10 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
                 *(LogLevel *)(void *)field = (LogLevel)i;
                 return true;
             }
-        return fail(err, errlen, "%s: %s must be error, warn, info or debug, not '%s'", origin, key, value);
+        return server_fail(err, errlen, "%s: %s must be error, warn, info or debug, not '%s'", origin, key, value);
     case K_KEYS:
         if (!config_api_keys_valid(value))
-            return fail(err, errlen,
+            return server_fail(err, errlen,
                         "%s: %s must be a comma-separated list of keys of 1 to %d visible ASCII characters "
                         "(no spaces or commas inside a key), at most %d characters in all",
                         origin, key, CONFIG_API_KEY_MAX, CONFIG_API_KEYS_MAX - 1);
@@ -149,9 +139,9 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
     case K_INT:
     case K_I64: {
         int64_t v;
-        if (!parse_i64(value, &v)) return fail(err, errlen, "%s: %s must be an integer, not '%s'", origin, key, value);
+        if (!parse_i64(value, &v)) return server_fail(err, errlen, "%s: %s must be an integer, not '%s'", origin, key, value);
         if (v < k->min || v > k->max)
-            return fail(err, errlen, "%s: %s must be between %lld and %lld, not %lld", origin, key,
+            return server_fail(err, errlen, "%s: %s must be between %lld and %lld, not %lld", origin, key,
                         (long long)k->min, (long long)k->max, (long long)v);
         if (k->type == K_INT)
             *(int *)(void *)field = (int)v;
@@ -160,7 +150,7 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
         return true;
     }
     }
-    return fail(err, errlen, "%s: %s: internal error", origin, key);
+    return server_fail(err, errlen, "%s: %s: internal error", origin, key);
 }
 
 /* One key of a list: from *p to the next comma, surrounding spaces
@@ -207,14 +197,14 @@ static char *trim(char *s)
 bool config_load_file(Config *c, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (!f) return server_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
     bool ok = true;
     char line[1024], origin[CONFIG_PATH_MAX + 32];
     for (int lineno = 1; fgets(line, sizeof line, f); lineno++) {
         snprintf(origin, sizeof origin, "%s:%d", path, lineno);
         size_t n = strlen(line);
         if (n == sizeof line - 1 && line[n - 1] != '\n' && !feof(f)) {
-            ok = fail(err, errlen, "%s: line too long", origin);
+            ok = server_fail(err, errlen, "%s: line too long", origin);
             goto done;
         }
         char *hash = strchr(line, '#');
@@ -223,7 +213,7 @@ bool config_load_file(Config *c, const char *path, char *err, size_t errlen)
         if (!*s) continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            ok = fail(err, errlen, "%s: expected 'key = value', got '%s'", origin, s);
+            ok = server_fail(err, errlen, "%s: expected 'key = value', got '%s'", origin, s);
             goto done;
         }
         *eq = 0;
@@ -234,7 +224,7 @@ bool config_load_file(Config *c, const char *path, char *err, size_t errlen)
             value++;
         }
         if (!*key) {
-            ok = fail(err, errlen, "%s: missing key before '='", origin);
+            ok = server_fail(err, errlen, "%s: missing key before '='", origin);
             goto done;
         }
         if (!config_set(c, key, value, origin, err, errlen)) {
@@ -242,7 +232,7 @@ bool config_load_file(Config *c, const char *path, char *err, size_t errlen)
             goto done;
         }
     }
-    if (ferror(f)) ok = fail(err, errlen, "%s: read error", path);
+    if (ferror(f)) ok = server_fail(err, errlen, "%s: read error", path);
     else snprintf(c->config_path, sizeof c->config_path, "%s", path);
 done:
     fclose(f);
@@ -282,15 +272,15 @@ bool config_apply_args(Config *c, int argc, char *const *argv, char *err, size_t
         const char *arg = argv[i], *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         char key[64], origin[80];
-        if (!flag_key(arg, len, key, sizeof key)) return fail(err, errlen, "unexpected argument '%s'", arg);
+        if (!flag_key(arg, len, key, sizeof key)) return server_fail(err, errlen, "unexpected argument '%s'", arg);
         snprintf(origin, sizeof origin, "--%.*s", (int)(len > 2 ? len - 2 : 0), arg + 2);
         const char *value = eq ? eq + 1 : NULL;
         if (!value) {
-            if (i + 1 >= argc) return fail(err, errlen, "%s: missing value", origin);
+            if (i + 1 >= argc) return server_fail(err, errlen, "%s: missing value", origin);
             value = argv[++i];
         }
         if (!strcmp(key, "config")) continue;
-        if (!find_key(key, strlen(key))) return fail(err, errlen, "%s: unknown option", origin);
+        if (!find_key(key, strlen(key))) return server_fail(err, errlen, "%s: unknown option", origin);
         if (!config_set(c, key, value, origin, err, errlen)) return false;
     }
     return true;
@@ -300,21 +290,21 @@ bool config_finish(Config *c, char *err, size_t errlen)
 {
     unsigned char addr[16];
     if (inet_pton(AF_INET, c->bind, addr) != 1 && inet_pton(AF_INET6, c->bind, addr) != 1)
-        return fail(err, errlen, "bind must be an IPv4 or IPv6 address, not '%s'", c->bind);
+        return server_fail(err, errlen, "bind must be an IPv4 or IPv6 address, not '%s'", c->bind);
     if (c->workers == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c->workers = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
     }
     if (c->default_time_ms > c->max_time_ms)
-        return fail(err, errlen, "default_time_ms (%lld) must not exceed max_time_ms (%lld)",
+        return server_fail(err, errlen, "default_time_ms (%lld) must not exceed max_time_ms (%lld)",
                     (long long)c->default_time_ms, (long long)c->max_time_ms);
     if (c->default_depth > c->max_depth)
-        return fail(err, errlen, "default_depth (%d) must not exceed max_depth (%d)", c->default_depth, c->max_depth);
+        return server_fail(err, errlen, "default_depth (%d) must not exceed max_depth (%d)", c->default_depth, c->max_depth);
     if (c->default_nodes > c->max_nodes)
-        return fail(err, errlen, "default_nodes (%lld) must not exceed max_nodes (%lld)",
+        return server_fail(err, errlen, "default_nodes (%lld) must not exceed max_nodes (%lld)",
                     (long long)c->default_nodes, (long long)c->max_nodes);
     if (c->max_batch > c->queue_length)
-        return fail(err, errlen, "max_batch (%d) must not exceed queue_length (%d): a batch is queued whole",
+        return server_fail(err, errlen, "max_batch (%d) must not exceed queue_length (%d): a batch is queued whole",
                     c->max_batch, c->queue_length);
     return true;
 }
@@ -328,7 +318,7 @@ bool config_load(Config *c, int argc, char *const *argv, char *const *envp, char
         if (!strncmp(*e, "GOMOKUD_CONFIG=", 15)) path = *e + 15;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--config")) {
-            if (i + 1 >= argc) return fail(err, errlen, "--config: missing value");
+            if (i + 1 >= argc) return server_fail(err, errlen, "--config: missing value");
             path = argv[++i];
         } else if (!strncmp(argv[i], "--config=", 9)) {
             path = argv[i] + 9;

@@ -1,6 +1,7 @@
 /* http.c - API v1 over libmicrohttpd: routes, body cap, suspend/resume,
  * hang-up watcher, graceful stop (see http.h for the life cycle). */
 #include "server/http.h"
+#include "server/errors.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -158,17 +159,6 @@ struct Server {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 static int64_t now_ns(void)
 {
@@ -1019,7 +1009,7 @@ static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
         /* "::" means every interface: IPv4 too, as 0.0.0.0 would. */
         flags |= IN6_IS_ADDR_UNSPECIFIED(&a6.sin6_addr) ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     } else {
-        fail(err, errlen, "bind: '%s' is not an IP address", c->bind);
+        server_fail(err, errlen, "bind: '%s' is not an IP address", c->bind);
         return NULL;
     }
     errno = 0;
@@ -1029,7 +1019,7 @@ static struct MHD_Daemon *start_daemon(Server *s, char *err, size_t errlen)
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)c->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->connection_timeout_s, MHD_OPTION_END);
     if (!d)
-        fail(err, errlen, "cannot listen on %s port %d: %s", c->bind, c->port,
+        server_fail(err, errlen, "cannot listen on %s port %d: %s", c->bind, c->port,
              errno ? strerror(errno) : "libmicrohttpd refused to start");
     return d;
 }
@@ -1068,7 +1058,7 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
 {
     *out = NULL;
     Server *s = calloc(1, sizeof *s);
-    if (!s) return fail(err, errlen, "out of memory");
+    if (!s) return server_fail(err, errlen, "out of memory");
     s->cfg = *cfg;
     s->caps = (ApiCaps){
         .default_time_ms = cfg->default_time_ms,
@@ -1099,7 +1089,7 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
 
     bool ok = false;
     if (!(s->info = build_info(cfg, &s->info_len)) || !parse_keys(s)) {
-        fail(err, errlen, "out of memory");
+        server_fail(err, errlen, "out of memory");
         goto cleanup;
     }
     PoolConfig pc = {
@@ -1112,7 +1102,7 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     };
     if (!pool_start(&pc, &s->pool, err, errlen)) {
         if (strstr(err, "could not be set up")) /* engine_new failed: almost surely the table */
-            fail(err, errlen,
+            server_fail(err, errlen,
                  "cannot allocate the transposition tables: tt_mib = %d MiB for each of %d workers "
                  "(%lld MiB in all); lower tt_mib or workers",
                  cfg->tt_mib, cfg->workers, (long long)cfg->tt_mib * cfg->workers);
@@ -1120,14 +1110,14 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     }
     int rc = pthread_create(&s->watcher, NULL, watcher_main, s);
     if (rc) {
-        fail(err, errlen, "cannot start the watcher thread: %s", strerror(rc));
+        server_fail(err, errlen, "cannot start the watcher thread: %s", strerror(rc));
         goto cleanup;
     }
     s->watcher_started = true;
     if (cfg->request_timeout_s > 0) {
         rc = pthread_create(&s->reaper, NULL, reaper_main, s);
         if (rc) {
-            fail(err, errlen, "cannot start the reaper thread: %s", strerror(rc));
+            server_fail(err, errlen, "cannot start the reaper thread: %s", strerror(rc));
             goto cleanup;
         }
         s->reaper_started = true;

@@ -1,5 +1,6 @@
 /* pool.c - bounded FIFO ring + worker threads (see pool.h). */
 #include "server/pool.h"
+#include "server/errors.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,17 +31,6 @@ struct Pool {
     Worker *workers;
 };
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 static void *worker_main(void *arg)
 {
@@ -95,9 +85,9 @@ bool pool_start(const PoolConfig *cfg, Pool **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (cfg->workers < 1 || cfg->capacity < 1 || !cfg->run || !cfg->worker_init || !cfg->worker_fini)
-        return fail(err, errlen, "pool: needs at least one worker, a capacity and callbacks");
+        return server_fail(err, errlen, "pool: needs at least one worker, a capacity and callbacks");
     Pool *p = calloc(1, sizeof *p);
-    if (!p) return fail(err, errlen, "pool: out of memory");
+    if (!p) return server_fail(err, errlen, "pool: out of memory");
     p->cfg = *cfg;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -110,21 +100,21 @@ bool pool_start(const PoolConfig *cfg, Pool **out, char *err, size_t errlen)
     p->ring = calloc((size_t)cfg->capacity, sizeof *p->ring);
     p->workers = calloc((size_t)cfg->workers, sizeof *p->workers);
     if (!p->ring || !p->workers) {
-        fail(err, errlen, "pool: out of memory");
+        server_fail(err, errlen, "pool: out of memory");
         goto cleanup;
     }
     for (int i = 0; i < cfg->workers; i++) {
         p->workers[i].pool = p;
         p->workers[i].state = cfg->worker_init(cfg->ctx, i);
         if (!p->workers[i].state) {
-            fail(err, errlen, "pool: worker %d could not be set up (out of memory?)", i);
+            server_fail(err, errlen, "pool: worker %d could not be set up (out of memory?)", i);
             goto cleanup;
         }
     }
     for (int i = 0; i < cfg->workers; i++) {
         int rc = pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]);
         if (rc) {
-            fail(err, errlen, "pool: cannot start worker thread %d: %s", i, strerror(rc));
+            server_fail(err, errlen, "pool: cannot start worker thread %d: %s", i, strerror(rc));
             goto cleanup;
         }
         p->workers[i].started = true;
