@@ -5,15 +5,15 @@
  * One input is a session: its lines (split at '\n', at most
  * FUZZ_PB_LINES of them and none after the FUZZ_PB_SEARCHES-th search,
  * each passed as an exactly sized NUL-terminated copy, so a CR or a NUL
- * byte inside stays part of the line) are fed to a
- * new Pbrain in its synchronous mode (threaded = false: every search runs
- * inside pbrain_feed, no thread is left behind). Checked:
+ * byte inside stays part of the line) are fed to a new Pbrain in its
+ * synchronous mode (threaded = false: every search runs inside pbrain_feed,
+ * no thread is left behind). Checked:
  *   - every reply line is printable ASCII (no CR or LF that would break the
  *     protocol's framing), shorter than the brain's reply buffer, and is one
  *     of the protocol's replies: OK, ERROR ..., UNKNOWN ..., MESSAGE ...,
  *     FORBID ..., the ABOUT line, or a move "x,y" on a 25x25 board;
  *   - pbrain_feed returns PBRAIN_QUIT only for a line whose first word is
- *     END, always for a line of END alone, and on every line after it;
+ *     END, always for a line of END alone, and again for a line after it;
  *   - everything is freed (LeakSanitizer) and nothing reads or writes out
  *     of bounds (AddressSanitizer, UBSan).
  * Every search is kept small so that one input runs in milliseconds: the
@@ -175,8 +175,8 @@ static bool fuzz_pb_must_end(const char *s)
 }
 
 /* Checks one session (see the top of this file); engine_init() must have
- * been called. Returns how many reply lines the brain sent, or fills *out
- * when out is not NULL. */
+ * been called. Returns how many reply lines the brain sent, and fills
+ * *stats with the counts when stats is not NULL. */
 static int fuzz_pbrain_input(const uint8_t *data, size_t size, FuzzPbrainOut *stats)
 {
     FuzzPbrainOut local, *out = stats ? stats : &local;
@@ -193,7 +193,6 @@ static int fuzz_pbrain_input(const uint8_t *data, size_t size, FuzzPbrainOut *st
     fuzz_pb_send(pb, buf);
     FUZZ_CHECK(out->replies == 0, "the cap lines got replies");
 
-    bool quit = false;
     size_t at = 0;
     for (int n = 0; at < size && n < FUZZ_PB_LINES && out->searches < FUZZ_PB_SEARCHES; n++) {
         const uint8_t *nl = memchr(data + at, '\n', size - at);
@@ -208,17 +207,12 @@ static int fuzz_pbrain_input(const uint8_t *data, size_t size, FuzzPbrainOut *st
         if (fuzz_pb_mentions(line, "max_memory") && !fuzz_pb_numbers_within(line, 0, FUZZ_PB_MEMORY_MAX))
             feed = "INFO max_memory 0";
         PbrainStatus st = pbrain_feed(pb, feed);
-        if (quit) {
-            FUZZ_CHECK(st == PBRAIN_QUIT, "a line after END did not answer PBRAIN_QUIT");
-        } else {
-            FUZZ_CHECK(st != PBRAIN_QUIT || fuzz_pb_may_end(feed), "PBRAIN_QUIT on a line that is not END");
-            FUZZ_CHECK(st == PBRAIN_QUIT || !fuzz_pb_must_end(feed), "END did not end the session");
-            quit = st == PBRAIN_QUIT;
-            if (!quit) fuzz_pb_recap(pb, feed);
-        }
+        FUZZ_CHECK(st != PBRAIN_QUIT || fuzz_pb_may_end(feed), "PBRAIN_QUIT on a line that is not END");
+        FUZZ_CHECK(st == PBRAIN_QUIT || !fuzz_pb_must_end(feed), "END did not end the session");
+        if (st != PBRAIN_QUIT) fuzz_pb_recap(pb, feed);
         free(line);
-        if (quit && at < size) {
-            /* one more line shows the brain stays quit; then stop */
+        if (st == PBRAIN_QUIT) {
+            /* the brain stays quit whatever comes next; nothing more to feed */
             FUZZ_CHECK(pbrain_feed(pb, "ABOUT") == PBRAIN_QUIT, "the brain woke up after END");
             break;
         }
