@@ -9,7 +9,12 @@
 
 #define THREAT_CACHE_ENTRIES (1u << 16)
 
-bool engine_init(void) { return board_init_tables(); }
+bool engine_init(void)
+{
+    if (!board_init_tables()) return false;
+    search_init();
+    return true;
+}
 
 Engine *engine_new(const EngineOptions *opt)
 {

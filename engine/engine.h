@@ -39,8 +39,11 @@ enum {
     ENGINE_NO_PVS = 1,      /* plain alpha-beta: every child with the full window */
     ENGINE_NO_TT = 2,       /* no transposition table probes or stores */
     ENGINE_NO_ORDERING = 4, /* no TT move, killers or history: static order only */
-    ENGINE_NO_THREATS = 8,  /* no VCF/VCT at the root or the horizon */
-    ENGINE_NO_HORIZON = 16, /* no VCF at the horizon (root threat search stays) */
+    ENGINE_NO_THREATS = 8,  /* no VCF/VCT at the root */
+    ENGINE_NO_HORIZON = 16, /* no threat quiescence: the static eval at the horizon */
+    ENGINE_NO_FUTILITY = 32,  /* no reverse futility pruning or razoring */
+    ENGINE_NO_MOVECOUNT = 64, /* no move-count pruning (the old fixed candidate cap only) */
+    ENGINE_NO_LMR = 128,      /* no late move reductions */
 };
 
 typedef struct {

@@ -96,9 +96,27 @@ static int kind_points(const Board *b, Color a, unsigned ka, Color c, unsigned k
 
 int movegen_defences(Board *b, ScoredMove *out)
 {
+    Color me = b->to_move, opp = OPPONENT(me);
     Move pts[BOARD_MAX_MOVES];
-    int np = kind_points(b, b->to_move, 1u << TK_FOUR, OPPONENT(b->to_move), 1u << TK_FOUR, pts), n = 0;
-    for (int i = 0; i < np; i++) n = add(b, out, n, pts[i]);
+    int np = kind_points(b, me, 1u << TK_FOUR, opp, 1u << TK_FOUR, pts), n = 0, nall = 0;
+    ScoredMove all[BOARD_MAX_MOVES];
+    for (int i = 0; i < np; i++) {
+        Move m = pts[i];
+        if (!legal_for_mover(b, m)) continue;
+        ScoredMove sm = {.move = m, .score = movegen_score(b, m)};
+        all[nall++] = sm;
+        /* an own four gains a tempo; any other point must really stop every
+         * straight four the opponent threatens */
+        bool keep = threat_is_four(board_threat(b, m, me));
+        if (!keep) {
+            board_play(b, m);
+            keep = !movegen_has_open_four_point(b, opp);
+            board_undo(b);
+        }
+        if (keep) out[n++] = sm;
+    }
+    if (n == 0) /* nothing holds: every answer loses, so keep them all to be searched */
+        for (int i = 0; i < nall; i++) out[n++] = all[i];
     return n;
 }
 

@@ -43,8 +43,10 @@ int movegen_threats(Board *b, ScoredMove *out, bool fours_only);
 int movegen_five_points(const Board *b, Color side, Move *out, int max);
 
 /* Answers of the side to move to the opponent's threat of a straight four:
- * the points where the opponent would make a four (every way to stop it)
- * and the side's own fours. Legal for the side to move; scored. */
+ * the points after which the opponent has no straight four to make (found
+ * among the points where it would make a four, tried one by one) and the
+ * side's own fours. When no point holds, every point where the opponent
+ * would make a four (all of them lose). Legal for the side to move; scored. */
 int movegen_defences(Board *b, ScoredMove *out);
 
 /* True when side has a point where it makes a straight four (or double

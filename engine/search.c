@@ -1,6 +1,7 @@
 /* search.c - iterative deepening PVS/NegaScout with threat-space search (see search.h). */
 #include "search.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +11,42 @@
 #include "movegen.h"
 #include "rules.h"
 
-/* ---- tunables ---- */
+/* ---- tunables: every pruning, reduction and extension constant ---- */
 #define ASPIRATION_DELTA 40       /* first aspiration half-window */
 #define ASPIRATION_MAX_TRIES 3    /* then the full window */
 #define POLL_MASK 255             /* check limits every 256 nodes */
-#define SOFT_TIME_NUM 45          /* no new iteration after 45% of the time */
-#define SOFT_TIME_DEN 100
-#define PRUNE_BASE 8              /* quiet nodes keep PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
+/* time: no new iteration after this share (percent) of a time limit... */
+#define SOFT_TIME_PCT 50
+#define SOFT_TIME_UNSTABLE_PCT 70 /* ...after a new best move or a score drop */
+#define SOFT_TIME_STABLE_PCT 35   /* ...once the best move held SOFT_TIME_STABLE_ITERS iterations */
+#define SOFT_TIME_STABLE_ITERS 4
+#define SOFT_TIME_SCORE_DROP 30
+#define PRUNE_BASE 8              /* quiet nodes keep at most PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
 #define PRUNE_PER_DEPTH 4
-#define LMR_MIN_DEPTH 3           /* late move reductions from this depth... */
-#define LMR_MIN_INDEX 3           /* ...for moves after the first three... */
-#define LMR_DEEP_INDEX 10         /* ...by two plies after the tenth at depth >= LMR_DEEP_DEPTH */
-#define LMR_DEEP_DEPTH 6
+/* 1. reverse futility: a non-PV node whose eval beats beta by a margin */
+#define RFP_MAX_DEPTH 6
+#define RFP_MARGIN 70             /* per ply */
+#define RFP_IMPROVING 30          /* less margin when the eval improves */
+/* 2. razoring: a node whose eval is far below alpha drops to the horizon */
+#define RAZOR_MAX_DEPTH 2
+#define RAZOR_MARGIN 150          /* + RAZOR_MARGIN_SQ * depth^2 */
+#define RAZOR_MARGIN_SQ 60
+/* 3. move-count pruning: once a non-losing move is found, a quiet node
+ *    stops after (LMP_BASE + depth^1.3) / (2 - improving) moves */
+#define LMP_MAX_DEPTH 10
+#define LMP_BASE 3.0
+#define LMP_EXP 1.3
+/* 4. late move reductions: r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV */
+#define LMR_MIN_DEPTH 2
+#define LMR_BASE 0.0
+#define LMR_DIV 2.0
+#define LMR_HISTORY_DIV 4096      /* one ply less per this much history */
+/* extensions */
 #define EXTENSION_MAX_PLY 96      /* no forced-reply extensions beyond this ply */
-#define HORIZON_VCF_NODES 48      /* VCF budget at the horizon */
-#define HORIZON_VCF_PLIES 15
-#define HORIZON_VCF_MIN_FOURS 3   /* or a four-three point */
+/* threat quiescence */
+#define QS_MAX_PLY 12
+#define QS_DEFEND_PLIES 4         /* open threes are answered only this near the horizon */
+#define QS_ALL_FOURS_PLIES 2
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
 #define ROOT_VCF_PLIES 45
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root */
@@ -33,11 +54,12 @@
 #define ROOT_VCT_PLIES 17
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
 #define ROOT_THREAT_TIME_PCT 15   /* root threat searches stop at this share of a time limit */
-#define HISTORY_MAX 400000
-#define HISTORY_DIV 64            /* history's weight in quiet-move order */
+#define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
+#define HISTORY_BONUS_MAX 1200
+#define HISTORY_DIV 32            /* history's weight in quiet-move order */
 /* Move order classes: each class outranks every score of the classes below. */
 #define ORDER_TT (1 << 30)
-#define ORDER_FOUR (1 << 28)
+#define ORDER_FOUR (1 << 28)      /* a four that also makes a three, or a straight four */
 #define ORDER_KILLER (1 << 26)
 
 int64_t search_now_ns(void)
@@ -103,7 +125,8 @@ static void pv_update(Engine *e, int ply, Move m)
 }
 
 /* Wins and losses that need no search: a five to make, two fives to stop,
- * a straight four to make against no five. Returns true and the score. */
+ * a straight four to make against no five, a four-three against no four.
+ * Returns true and the score. */
 static bool quick_result(Engine *e, int ply, Score *out)
 {
     Board *b = &e->board;
@@ -123,47 +146,17 @@ static bool quick_result(Engine *e, int ply, Score *out)
         *out = mate_in(ply + 3);
         return true;
     }
+    /* a four-three against no four of any kind: the four's block cannot make
+     * a four either (it was no four point), then the three becomes a
+     * straight four. Renju black's straight four might be forbidden: left
+     * to the search. */
+    const int *ot = b->tcount[opp - 1];
+    if (nf == 0 && b->tcount[me - 1][T_B4F3] && !ot[T_B4] && !ot[T_B4P] && !ot[T_B4F3] && !ot[T_F4] &&
+        !(b->rule == RULE_RENJU && me == BLACK)) {
+        *out = mate_in(ply + 5);
+        return true;
+    }
     return false;
-}
-
-static Score horizon(Engine *e, int ply)
-{
-    Board *b = &e->board;
-    int mi = b->to_move - 1;
-    /* a lone four rarely starts a VCF; a four-three or several fours often do */
-    int fours = b->tcount[mi][T_B4] + b->tcount[mi][T_B4P] + b->tcount[mi][T_B4F3];
-    bool promising = b->tcount[mi][T_B4F3] || fours >= HORIZON_VCF_MIN_FOURS;
-    if (promising && !b->tcount[2 - b->to_move][T_FIVE] && !(e->disable & (ENGINE_NO_THREATS | ENGINE_NO_HORIZON))) {
-        Move line[THREAT_MAX_LINE];
-        int len;
-        int r = threat_search(e, false, HORIZON_VCF_NODES, HORIZON_VCF_PLIES, line, &len);
-        if (r) {
-            pv_set(e, ply, line, len);
-            return mate_in(ply + r);
-        }
-    }
-    return eval_static(b);
-}
-
-static bool is_quiet(const Board *b, Move m)
-{
-    return board_threat(b, m, b->to_move) < T_F3 && board_threat(b, m, OPPONENT(b->to_move)) < T_F3;
-}
-
-/* Adds the order classes to the generator's scores (moves are then picked
- * best first, lazily: most nodes cut off after a move or two). */
-static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
-{
-    const Board *b = &e->board;
-    int me = b->to_move - 1;
-    if (e->disable & ENGINE_NO_ORDERING) return;
-    for (int i = 0; i < n; i++) {
-        Move m = mv[i].move;
-        if (m == tt_move) mv[i].score = ORDER_TT;
-        else if (threat_is_four(board_threat(b, m, b->to_move))) mv[i].score += ORDER_FOUR;
-        else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
-        else mv[i].score += e->history[me][m] / HISTORY_DIV;
-    }
 }
 
 /* Swaps the best of mv[i..n) into mv[i]; ties go to the lower point. */
@@ -177,20 +170,143 @@ static void pick(ScoredMove *mv, int n, int i)
     mv[best] = t;
 }
 
-static void reward(Engine *e, Move m, int depth, int ply)
+/*
+ * The threat quiescence below the horizon. The side to move that faces a
+ * five blocks it; one that faces a straight four to come (an open three)
+ * answers with the real defences or fours of its own; otherwise it may
+ * stand pat on the static eval or play on with fours: every four it finds
+ * at the first QS_ALL_FOURS_PLIES plies, later only fours that also make a
+ * two or three (a chain of such fours is how a VCF goes on). Mates found
+ * here are real: every reply to a four is forced.
+ */
+static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
+{
+    Board *b = &e->board;
+    e->pvlen[ply] = ply;
+    if (ply > e->seldepth) e->seldepth = ply;
+    if (!(++e->nodes & POLL_MASK)) check_limits(e);
+    if (e->stopped) return 0;
+    Score quick;
+    if (quick_result(e, ply, &quick)) return quick;
+    if (board_full(b)) return 0;
+    if (ply >= MAX_PLY - 1 || (e->disable & ENGINE_NO_HORIZON)) return eval_static(b);
+
+    Color me = b->to_move, opp = OPPONENT(me);
+    ScoredMove mv[BOARD_MAX_MOVES];
+    int n = 0;
+    Score best = -SCORE_INF;
+    if (b->tcount[opp - 1][T_FIVE]) {
+        Move pts[2];
+        int np = movegen_five_points(b, opp, pts, 2);
+        for (int i = 0; i < np; i++)
+            if (!(me == BLACK && movegen_forbidden(b, pts[i]))) mv[n++] = (ScoredMove){.move = pts[i], .score = 0};
+        if (n == 0) return mated_in(ply + 2);
+    } else if (b->tcount[opp - 1][T_F4] && movegen_has_open_four_point(b, opp)) {
+        if (qply >= QS_DEFEND_PLIES) return eval_static(b);
+        n = movegen_defences(b, mv);
+        if (n == 0) return mated_in(ply + 4);
+    } else {
+        best = eval_static(b);
+        if (best >= beta || qply >= QS_MAX_PLY) return best;
+        if (best > alpha) alpha = best;
+        ScoredMove fours[BOARD_MAX_MOVES];
+        int nf = movegen_threats(b, fours, true);
+        for (int i = 0; i < nf; i++) {
+            Threat t = board_threat(b, fours[i].move, me);
+            if (qply < QS_ALL_FOURS_PLIES || t >= T_B4P) mv[n++] = fours[i];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        pick(mv, n, i);
+        Move m = mv[i].move;
+        board_play(b, m);
+        Score s = -qsearch(e, ply + 1, -beta, -alpha, qply + 1);
+        board_undo(b);
+        if (e->stopped) return 0;
+        if (s > best) {
+            best = s;
+            if (s > alpha) {
+                alpha = s;
+                pv_update(e, ply, m);
+                if (s >= beta) break;
+            }
+        }
+    }
+    return best;
+}
+
+/* Reductions by depth and move number, built by search_init(). */
+#define LMR_TABLE 64
+static int8_t lmr_table[LMR_TABLE][LMR_TABLE];
+static int8_t lmp_table[2][LMR_TABLE];
+
+void search_init(void)
+{
+    for (int d = 1; d < LMR_TABLE; d++)
+        for (int i = 1; i < LMR_TABLE; i++) {
+            double r = LMR_BASE + log(d) * log(i) / LMR_DIV;
+            lmr_table[d][i] = (int8_t)(r < 0 ? 0 : r);
+        }
+    for (int d = 0; d < LMR_TABLE; d++)
+        for (int imp = 0; imp < 2; imp++) lmp_table[imp][d] = (int8_t)((LMP_BASE + pow(d, LMP_EXP)) / (2 - imp));
+}
+
+/* Adds the order classes to the generator's scores (moves are then picked
+ * best first, lazily: most nodes cut off after a move or two). A plain four
+ * is ordered by its score like any move: most of them only waste a tempo. */
+static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
+{
+    const Board *b = &e->board;
+    int me = b->to_move - 1;
+    if (e->disable & ENGINE_NO_ORDERING) return;
+    for (int i = 0; i < n; i++) {
+        Move m = mv[i].move;
+        Threat t = board_threat(b, m, b->to_move);
+        if (m == tt_move) mv[i].score = ORDER_TT;
+        else if (t == T_B4F3 || t == T_F4) mv[i].score += ORDER_FOUR;
+        else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
+        else mv[i].score += e->history[me][m] / HISTORY_DIV;
+    }
+}
+
+
+/* Saturating history update: moves towards +-HISTORY_MAX, never past it. */
+static inline void history_add(int32_t *h, int bonus)
+{
+    *h += bonus - *h * (bonus < 0 ? -bonus : bonus) / HISTORY_MAX;
+}
+
+/* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
+static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)
 {
     int me = e->board.to_move - 1;
-    int32_t *h = &e->history[me][m];
-    *h += depth * depth;
-    if (*h > HISTORY_MAX)
-        for (int c = 0; c < 2; c++)
-            for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+    int bonus = depth * depth * 16;
+    if (bonus > HISTORY_BONUS_MAX) bonus = HISTORY_BONUS_MAX;
+    history_add(&e->history[me][m], bonus);
+    for (int i = 0; i < ntried; i++)
+        if (tried[i] != m) history_add(&e->history[me][tried[i]], -bonus);
     if (e->killers[ply][0] != m) {
         e->killers[ply][1] = e->killers[ply][0];
         e->killers[ply][0] = m;
     }
 }
 
+/*
+ * The main search. Steps, in this order:
+ *   1. limits, quick wins and losses, mate distance pruning
+ *   2. the horizon (a four must still be answered)
+ *   3. transposition table cut-off
+ *   4. static eval (from the table when it has one), the improving flag
+ *   5. reverse futility pruning          (ENGINE_NO_FUTILITY)
+ *   6. razoring                          (ENGINE_NO_FUTILITY)
+ *   7. moves: forced replies or candidates, ordered
+ *   8. per move: move-count pruning      (ENGINE_NO_MOVECOUNT)
+ *                late move reductions    (ENGINE_NO_LMR)
+ *                PVS with re-searches
+ *   9. history and killers, table store
+ * Pruning (5, 6, 8) happens only where the opponent threatens nothing: no
+ * five and no straight four to make.
+ */
 static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node)
 {
     Board *b = &e->board;
@@ -199,20 +315,22 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     if (!(++e->nodes & POLL_MASK)) check_limits(e);
     if (e->stopped) return 0;
 
+    /* 1. */
     Score quick;
     if (quick_result(e, ply, &quick)) return quick;
     if (board_full(b)) return 0;
     if (ply >= MAX_PLY - 1) return eval_static(b);
-
-    /* mate distance pruning */
     if (alpha < mated_in(ply)) alpha = mated_in(ply);
     if (beta > mate_in(ply + 1)) beta = mate_in(ply + 1);
     if (alpha >= beta) return alpha;
 
-    bool must_block = b->tcount[2 - b->to_move][T_FIVE] > 0, at_horizon = depth <= 0;
-    if (at_horizon && !must_block) return horizon(e, ply);
-    if (at_horizon) depth = 1; /* a four must be answered: look one ply more */
+    /* 2. */
+    Color me = b->to_move, opp = OPPONENT(me);
+    bool must_block = b->tcount[opp - 1][T_FIVE] > 0, at_horizon = depth <= 0;
+    if (at_horizon && !must_block) return qsearch(e, ply, alpha, beta, 0);
+    if (at_horizon) depth = 1;
 
+    /* 3. */
     TTProbe t = {.hit = false, .move = MOVE_NONE};
     if (!(e->disable & ENGINE_NO_TT)) t = tt_probe(&e->tt, b->key, ply);
     if (t.hit && !pv_node && t.depth >= depth) {
@@ -221,6 +339,26 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             return t.score;
     }
 
+    /* 4. */
+    Score eval = t.hit ? t.eval : eval_static(b);
+    e->eval[ply] = eval;
+    bool improving = ply >= 2 && eval > e->eval[ply - 2];
+    bool threatened = must_block || b->tcount[opp - 1][T_F4] > 0;
+    bool prune = !pv_node && !threatened && beta < SCORE_MATE_MIN && alpha > -SCORE_MATE_MIN;
+
+    /* 5. */
+    if (prune && depth <= RFP_MAX_DEPTH && !(e->disable & ENGINE_NO_FUTILITY) &&
+        eval - RFP_MARGIN * depth + RFP_IMPROVING * improving >= beta)
+        return eval;
+
+    /* 6. */
+    if (prune && depth <= RAZOR_MAX_DEPTH && !(e->disable & ENGINE_NO_FUTILITY) &&
+        eval + RAZOR_MARGIN + RAZOR_MARGIN_SQ * depth * depth < alpha) {
+        Score v = qsearch(e, ply, alpha, beta, 0);
+        if (v < alpha) return v;
+    }
+
+    /* 7. */
     ScoredMove mv[BOARD_MAX_MOVES];
     GenKind kind;
     int n = movegen(b, mv, &kind);
@@ -229,19 +367,37 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     int limit = n;
     if (kind == GEN_ALL && limit > PRUNE_BASE + PRUNE_PER_DEPTH * depth) limit = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
     int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
+    int lmp = depth < LMR_TABLE ? lmp_table[improving][depth] : LMR_TABLE;
+    bool may_lmp = kind == GEN_ALL && !pv_node && depth <= LMP_MAX_DEPTH && !(e->disable & ENGINE_NO_MOVECOUNT);
 
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
+    Move quiets[BOARD_MAX_MOVES];
+    int nquiets = 0, searched = 0;
     for (int i = 0; i < limit; i++) {
         pick(mv, n, i);
         Move m = mv[i].move;
-        int reduction = 0;
-        if (i >= LMR_MIN_INDEX && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && is_quiet(b, m))
-            reduction = (i >= LMR_DEEP_INDEX && depth >= LMR_DEEP_DEPTH) ? 2 : 1;
-        int child = depth - 1 + ext;
+        Threat own = board_threat(b, m, me), theirs = board_threat(b, m, opp);
+        bool quiet = own < T_F3 && theirs < T_F3;
+
+        /* 8. move-count pruning: fours and threes of the side to move stay */
+        if (may_lmp && searched >= lmp && best > -SCORE_MATE_MIN && own < T_F3) continue;
+
+        /* 8. late move reductions */
+        int child = depth - 1 + ext, reduction = 0;
+        if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
+            !(e->disable & ENGINE_NO_LMR)) {
+            reduction = quiet ? lmr_table[depth < LMR_TABLE ? depth : LMR_TABLE - 1][searched < LMR_TABLE ? searched + 1 : LMR_TABLE - 1] : 0;
+            reduction -= pv_node;
+            if (m == e->killers[ply][0] || m == e->killers[ply][1]) reduction--;
+            if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
+            if (reduction > child - 1) reduction = child - 1;
+            if (reduction < 0) reduction = 0;
+        }
+
         board_play(b, m);
         Score s;
-        if (i == 0 || (e->disable & ENGINE_NO_PVS)) {
+        if (searched == 0 || (e->disable & ENGINE_NO_PVS)) {
             s = -negamax(e, child, ply + 1, -beta, -alpha, pv_node);
         } else {
             s = -negamax(e, child - reduction, ply + 1, -alpha - 1, -alpha, false);
@@ -250,6 +406,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         }
         board_undo(b);
         if (e->stopped) return 0;
+        searched++;
         if (s > best) {
             best = s;
             best_move = m;
@@ -257,14 +414,16 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 alpha = s;
                 pv_update(e, ply, m);
                 if (s >= beta) {
-                    if (is_quiet(b, m)) reward(e, m, depth, ply);
+                    /* 9. */
+                    if (quiet) reward(e, m, depth, ply, quiets, nquiets);
                     break;
                 }
             }
         }
+        if (quiet) quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
-    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, 0, depth, bound);
+    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, eval, depth, bound);
     return best;
 }
 
@@ -467,8 +626,12 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     out->pvs[0].score = eval_static(b);
     out->pvs[0].mate = 0;
 
+    e->eval[0] = eval_static(b);
     Score prev[ENGINE_MAX_MULTIPV];
     bool cut_short = false;
+    Move last_best = MOVE_NONE;
+    Score last_score = 0;
+    int stable = 0;
     for (int depth = 1; depth <= max_depth && !e->stopped; depth++) {
         for (int k = 0; k < multipv && !e->stopped; k++) {
             Score delta = ASPIRATION_DELTA, alpha = -SCORE_INF, beta = SCORE_INF;
@@ -512,12 +675,24 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         if ((best >= SCORE_MATE_MIN || best <= -SCORE_MATE_MIN) && SCORE_MATE - (best > 0 ? best : -best) < depth)
             break;
         if (e->nroot == 1 && depth >= 2) break;
-        if (e->deadline_ns &&
-            search_now_ns() - e->start_ns > limits->time_ms * 1000000 * SOFT_TIME_NUM / SOFT_TIME_DEN) {
+        /* stop early when the answer is stable, later when it is not */
+        if (depth > 1 && (e->root[0].move != last_best || best < last_score - SOFT_TIME_SCORE_DROP)) stable = 0;
+        else stable++;
+        last_best = e->root[0].move;
+        last_score = best;
+        int soft = stable == 0 ? SOFT_TIME_UNSTABLE_PCT
+                   : stable >= SOFT_TIME_STABLE_ITERS ? SOFT_TIME_STABLE_PCT
+                                                      : SOFT_TIME_PCT;
+        if (e->deadline_ns && search_now_ns() - e->start_ns > limits->time_ms * 10000 * soft) {
             cut_short = depth < max_depth;
             break;
         }
     }
+    /* a move that beat the last iteration's best in an unfinished iteration
+     * was searched in full: it is the better answer */
+    if (e->stopped && multipv == 1 && out->depth > 0 && e->root[0].move != out->pvs[0].move &&
+        e->root[0].score > -SCORE_INF)
+        fill_line(&out->pvs[0], &e->root[0]);
     out->complete = !e->stopped && !cut_short;
     if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
     finish(e, out);

@@ -37,6 +37,7 @@ struct Engine {
     const atomic_bool *stop;
     int nroot;
     Move killers[MAX_PLY][2];
+    Score eval[MAX_PLY + 1]; /* static eval by ply (from the side to move there) */
     int pvlen[MAX_PLY];
     Move pv[MAX_PLY][MAX_PLY];
     RootMove root[BOARD_MAX_MOVES];
@@ -50,6 +51,10 @@ struct Engine {
     ThreatCacheEntry *threat_cache;
     size_t threat_mask;
 };
+
+/* Builds the search's read-only tables (the reduction table); called by
+ * engine_init(). */
+void search_init(void);
 
 /* Searches e->board (already set up) within limits; fills *out. */
 void search_run(Engine *e, const Limits *limits, EngineResult *out);

@@ -311,3 +311,38 @@ Test(search, a_persistent_engine_reuses_what_it_learnt)
     engine_free(keep);
     cr_assert_lt(b.nodes, a.nodes, "the second search starts from the table the first filled");
 }
+
+/* Futility pruning, move-count pruning and late move reductions shrink the
+ * tree: node counts at a fixed depth are deterministic, so this is a count,
+ * not a timing. */
+static uint64_t nodes_at_depth(unsigned disable, int depth)
+{
+    static const char *games[] = {
+        "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9",
+        "h8 i7 g6 h6 g8 f8 j8 g7 k8 i8 i5 j7 h7 f9",
+        "h8 h10 g7 f6 g8 i8 g9 g10 h9 i10 f10 i7",
+    };
+    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = disable});
+    cr_assert_not_null(x);
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
+        Position p = pos_of(RULE_FREESTYLE, games[i]);
+        EngineResult r;
+        cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = depth}, &r, NULL), POSITION_OK);
+        cr_assert_eq(r.depth, depth);
+        total += r.nodes;
+    }
+    engine_free(x);
+    return total;
+}
+
+Test(search, pruning_and_reductions_shrink_the_tree)
+{
+    uint64_t all = nodes_at_depth(0, 7);
+    uint64_t none = nodes_at_depth(ENGINE_NO_FUTILITY | ENGINE_NO_MOVECOUNT | ENGINE_NO_LMR, 7);
+    cr_log_info("depth 7: %llu nodes, %llu without pruning and reductions", (unsigned long long)all,
+                (unsigned long long)none);
+    cr_assert_lt(all * 2, none, "%llu nodes against %llu", (unsigned long long)all, (unsigned long long)none);
+    cr_assert_lt(nodes_at_depth(ENGINE_NO_LMR, 7), none);
+    cr_assert_lt(nodes_at_depth(ENGINE_NO_MOVECOUNT, 7), none);
+}

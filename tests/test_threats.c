@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/movegen.h"
 #include "engine/rules.h"
 #include "engine/tt.h"
 #include "engine/vcf.h"
@@ -166,6 +167,77 @@ Test(threats, tt_keeps_deep_entries_and_replaces_old_ones)
     tt_free(&tt);
 }
 
+/* Sorted move list of a generator call, for comparing with expected sets. */
+static int gen_sorted(GenKind *kind, Move *out)
+{
+    ScoredMove mv[BOARD_MAX_MOVES];
+    int n = movegen(&b, mv, kind);
+    for (int i = 0; i < n; i++) out[i] = mv[i].move;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && out[j] < out[j - 1]; j--) {
+            Move t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+static void assert_moves(const Move *got, int n, const char *want)
+{
+    Move w[16];
+    int nw = 0;
+    char buf[128];
+    strncpy(buf, want, sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        w[nw++] = support_pt(&b, tok);
+    cr_assert_eq(n, nw, "%d moves where %d (%s) were expected", n, nw, want);
+    for (int i = 0; i < nw; i++) {
+        bool found = false;
+        for (int j = 0; j < n; j++) found |= got[j] == w[i];
+        cr_assert(found, "the answers miss a defence of '%s'", want);
+    }
+}
+
+Test(threats, an_open_three_is_answered_only_by_real_defences)
+{
+    /* .XXX. with two free points each side: of the four points where black
+     * would make a four, only the two next to the three stop every straight
+     * four (a stone two away leaves .XXXX. to be made) */
+    support_moves(&b, 15, RULE_FREESTYLE, "g8 a1 h8 a15 i8");
+    GenKind kind;
+    Move got[BOARD_MAX_MOVES];
+    int n = gen_sorted(&kind, got);
+    cr_assert_eq(kind, GEN_DEFEND_THREE);
+    assert_moves(got, n, "f8 j8");
+
+    /* against the wall (|.XXX..) the far point also holds: black's straight
+     * four needs the two points on the open side */
+    support_moves(&b, 15, RULE_FREESTYLE, "b8 a15 c8 o15 d8");
+    n = gen_sorted(&kind, got);
+    cr_assert_eq(kind, GEN_DEFEND_THREE);
+    assert_moves(got, n, "a8 e8 f8");
+
+    /* a broken three X.XX: the gap and both ends */
+    support_moves(&b, 15, RULE_FREESTYLE, "f8 a1 h8 a15 i8");
+    n = gen_sorted(&kind, got);
+    cr_assert_eq(kind, GEN_DEFEND_THREE);
+    assert_moves(got, n, "e8 g8 j8");
+
+    /* a four of white's own gains the tempo and is kept besides */
+    support_moves(&b, 15, RULE_FREESTYLE, "c2 c3 g8 c4 h8 c5 i8");
+    n = gen_sorted(&kind, got);
+    cr_assert_eq(kind, GEN_DEFEND_THREE);
+    assert_moves(got, n, "f8 j8 c6 c7");
+
+    /* two open threes cannot both be stopped: every four point is searched
+     * (all of them lose) */
+    support_moves(&b, 15, RULE_FREESTYLE, "g8 a15 h8 o15 e3 o1 e4 a1 e5 a3 i8");
+    n = gen_sorted(&kind, got);
+    cr_assert_eq(kind, GEN_DEFEND_THREE);
+    cr_assert_eq(n, 8, "the eight four points of the two threes, got %d", n);
+}
+
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
 #define TACTICS_MIN_SOLVED 88
@@ -191,4 +263,42 @@ Test(threats, the_tactics_suite_is_solved_within_a_node_budget, .timeout = 600)
     cr_assert_geq(solved, TACTICS_MIN_SOLVED, "solved %d of %d", solved, n);
     engine_free(e);
     free(t);
+}
+
+/* The threat quiescence below the horizon: with the root threat search off,
+ * a one-ply search still proves four-chain wins, because every four past
+ * the horizon is answered by its forced block. Without the quiescence the
+ * same search proves far fewer. */
+static int vcf_mates_at_depth_one(unsigned disable)
+{
+    int n, mates = 0;
+    Tactic *t = load_suite(&n);
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 4, .disable = disable});
+    cr_assert_not_null(e);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(t[i].kind, "vcf")) continue;
+        t[i].pos.ordered = false;
+        engine_clear(e);
+        EngineResult r;
+        cr_assert_eq(engine_analyze(e, &t[i].pos, &(Limits){.depth = 1}, &r, NULL), POSITION_OK);
+        if (r.mate > 0) {
+            cr_assert(tactics_is_win(&t[i], r.best_move), "puzzle %d: a mate claimed with a move that does not win",
+                      i + 1);
+            mates++;
+        }
+    }
+    engine_free(e);
+    free(t);
+    return mates;
+}
+
+#define QS_MIN_VCF_MATES 10
+
+Test(threats, the_quiescence_proves_four_chains_past_the_horizon)
+{
+    int with = vcf_mates_at_depth_one(ENGINE_NO_THREATS);
+    int without = vcf_mates_at_depth_one(ENGINE_NO_THREATS | ENGINE_NO_HORIZON);
+    cr_log_info("vcf puzzles proven at depth 1: %d with the quiescence, %d without", with, without);
+    cr_assert_geq(with, QS_MIN_VCF_MATES, "only %d proven", with);
+    cr_assert_geq(with, 2 * without, "%d with, %d without", with, without);
 }
