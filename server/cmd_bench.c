@@ -7,8 +7,11 @@
  * The fixed-depth part searches every position from a cleared engine, so
  * its node counts and best moves are the same on every machine; the
  * signature hashes them and changes only when the search does. The timed
- * part reports the depth each position reaches in MS milliseconds.
+ * part reports the depth each position reaches in MS milliseconds and the
+ * effective branching factor: the nodes of the last completed iteration to
+ * the power 1/depth.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,25 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The depth and node count of the last completed iteration. */
+typedef struct {
+    int depth;
+    uint64_t nodes;
+} IterationMark;
+
+static void mark_iteration(void *ctx, const EngineResult *r)
+{
+    IterationMark *m = ctx;
+    m->depth = r->depth;
+    m->nodes = r->nodes;
+}
+
 static int bench_search(int depth, int timed_ms)
 {
     Engine *e = engine_new(&(EngineOptions){.tt_mib = BENCH_TT_MIB});
@@ -109,19 +131,29 @@ static int bench_search(int depth, int timed_ms)
     if (timed_ms > 0) {
         int depths[NPOSITIONS];
         int64_t nps[NPOSITIONS];
+        double ebf[NPOSITIONS];
         for (int i = 0; i < NPOSITIONS; i++) {
             Position p;
             load(&positions[i], &p);
             engine_clear(e);
             EngineResult r;
-            engine_analyze(e, &p, &(Limits){.time_ms = timed_ms}, &r, NULL);
+            IterationMark last = {0, 0};
+            engine_analyze(e, &p, &(Limits){.time_ms = timed_ms, .on_info = mark_iteration, .info_ctx = &last}, &r,
+                           NULL);
             depths[i] = r.depth;
             nps[i] = r.time_ms ? (int64_t)(r.nodes * 1000 / (uint64_t)r.time_ms) : 0;
+            /* effective branching factor: the nodes of the last completed
+             * iteration (all iterations up to it) to the power 1/depth */
+            ebf[i] = last.depth > 0 ? pow((double)last.nodes, 1.0 / last.depth) : 0;
+            printf("bench %d ms %d %-9s depth %2d seldepth %2d nodes %9llu ebf %.2f\n", timed_ms, i + 1,
+                   rule_name(p.rule), r.depth, r.seldepth, (unsigned long long)r.nodes, ebf[i]);
         }
         qsort(depths, NPOSITIONS, sizeof(int), cmp_int);
         qsort(nps, NPOSITIONS, sizeof(int64_t), cmp_i64);
-        printf("bench %d ms: median depth %d (min %d, max %d), median nodes/s %lld\n", timed_ms, depths[NPOSITIONS / 2],
-               depths[0], depths[NPOSITIONS - 1], (long long)nps[NPOSITIONS / 2]);
+        qsort(ebf, NPOSITIONS, sizeof(double), cmp_double);
+        printf("bench %d ms: median depth %d (min %d, max %d), median nodes/s %lld, median ebf %.2f\n", timed_ms,
+               depths[NPOSITIONS / 2], depths[0], depths[NPOSITIONS - 1], (long long)nps[NPOSITIONS / 2],
+               ebf[NPOSITIONS / 2]);
     }
     engine_free(e);
     return 0;
