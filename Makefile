@@ -34,16 +34,17 @@ SERVER_LIB = $(BUILD)/libserver.a
 GOMOKUD = $(BUILD)/bin/gomokud
 PBRAIN = $(BUILD)/bin/pbrain-gomokud
 BENCH_CORE = $(BUILD)/bin/bench-core
+TUNE_EVAL = $(BUILD)/bin/tune-eval
 UNIT = $(BUILD)/bin/unit-tests
 
-ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c)
+ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/tune_eval.c)
 
 .PHONY: all deps build run test test-unit test-asan bench clean clang
 
 all: deps
 	$(MAKE) --no-print-directory build
 
-build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE)
+build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE) $(TUNE_EVAL)
 
 deps:
 	@scripts/deps.sh build
@@ -71,6 +72,10 @@ $(GOMOKUD): $(BUILD)/server/main.o $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB)
 $(PBRAIN): $(BUILD)/server/pbrain_main.o $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
+
+$(TUNE_EVAL): $(BUILD)/tools/tune_eval.o $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 $(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)

@@ -1,64 +1,55 @@
 /* eval.c - pattern-count evaluation (see eval.h). */
 #include "eval.h"
 
-/* Weight of one (empty point, direction) pair on which a side would make the
- * pattern by playing there. An open three shows up as two or three F4
- * pairs, a four as one F5 pair, and so on. */
-enum {
-    W_B1 = 0, /* lone stones are valued through the twos they allow */
-    W_F1 = 0,
-    W_B2 = 4,
-    W_F2 = 10,
-    W_F2A = 14,
-    W_B3 = 12,
-    W_F3 = 28,
-    W_F3S = 36,
-    W_B4 = 32,
-    W_F4 = 70,
-    W_F44 = 70,
-    W_F5 = 120,
+/*
+ * Weights of one (empty point, direction) pair on which a side would make
+ * the pattern by playing there (an open three shows up as two or three F4
+ * pairs, a four as one F5 pair, and so on), and of one empty point by the
+ * threat it gives on top of its lines. The side to move realises its
+ * threats first, so its shape has weights of its own; a tempo bonus is
+ * added for having the move.
+ */
+static const int own_pattern[P_COUNT] = {
+    [P_DEAD] = 1, [P_B1] = 5, [P_F1] = 1, [P_B2] = 3, [P_F2] = 13, [P_F2A] = 11, [P_B3] = 18, [P_F3] = 37,
+    [P_F3S] = 46, [P_B4] = 41, [P_F4] = 88, [P_F44] = 88, [P_F5] = 150,
 };
-
-/* Extra weight of an empty point by the threat it gives, on top of its
- * lines: points that combine threats are what wins games. */
-enum {
-    WT_F2X2 = 12,
-    WT_F3P = 30,
-    WT_B4P = 40,
-    WT_F3X2 = 120,
-    WT_B4F3 = 200,
-    WT_F4 = 250,
+static const int opp_pattern[P_COUNT] = {
+    [P_DEAD] = 2, [P_B1] = 2, [P_F1] = 1, [P_B2] = 1, [P_F2] = 10, [P_F2A] = 5, [P_B3] = 14, [P_F3] = 29,
+    [P_F3S] = 36, [P_B4] = 32, [P_F4] = 70, [P_F44] = 70, [P_F5] = 120,
 };
-
-/* The side to move realises its threats first; its shape is worth more. */
-#define EVAL_TEMPO_NUM 5
-#define EVAL_TEMPO_DEN 4
-#define EVAL_TEMPO_BONUS 8
-
-static const int pattern_weight[P_COUNT] = {
-    [P_B1] = W_B1, [P_F1] = W_F1, [P_B2] = W_B2, [P_F2] = W_F2,  [P_F2A] = W_F2A, [P_B3] = W_B3,
-    [P_F3] = W_F3, [P_F3S] = W_F3S, [P_B4] = W_B4, [P_F4] = W_F4, [P_F44] = W_F44, [P_F5] = W_F5,
+static const int own_threat[T_COUNT] = {
+    [T_LOW] = 3, [T_F2] = -6, [T_B3] = 2, [T_F2X2] = 13, [T_F3] = 1, [T_F3P] = 39, [T_B4P] = 50,
+    [T_F3X2] = 150, [T_B4F3] = 250, [T_F4] = 313,
 };
-
-static const int threat_weight[T_COUNT] = {
-    [T_F2X2] = WT_F2X2, [T_F3P] = WT_F3P,   [T_B4P] = WT_B4P,
-    [T_F3X2] = WT_F3X2, [T_B4F3] = WT_B4F3, [T_F4] = WT_F4,
+static const int opp_threat[T_COUNT] = {
+    [T_LOW] = 4, [T_F2] = -5, [T_B3] = 1, [T_F2X2] = 10, [T_F3] = 1, [T_F3P] = 30, [T_B4P] = 40,
+    [T_F3X2] = 120, [T_B4F3] = 200, [T_F4] = 250,
 };
+#define EVAL_TEMPO 8
 
-Score eval_side(const Board *b, Color side)
+static Score weighted(const Board *b, Color side, const int *pw, const int *tw)
 {
     const int *pc = b->pcount[side - 1], *tc = b->tcount[side - 1];
     Score s = 0;
-    for (int p = 0; p < P_COUNT; p++) s += pattern_weight[p] * pc[p];
-    for (int t = 0; t < T_COUNT; t++) s += threat_weight[t] * tc[t];
+    for (int p = 0; p < P_COUNT; p++) s += pw[p] * pc[p];
+    for (int t = 0; t < T_COUNT; t++) s += tw[t] * tc[t];
     return s;
 }
 
+Score eval_side(const Board *b, Color side) { return weighted(b, side, opp_pattern, opp_threat); }
+
 Score eval_static(const Board *b)
 {
-    Score own = eval_side(b, b->to_move), opp = eval_side(b, OPPONENT(b->to_move));
-    Score v = own * EVAL_TEMPO_NUM / EVAL_TEMPO_DEN - opp + EVAL_TEMPO_BONUS;
+    Color me = b->to_move;
+    Score v = weighted(b, me, own_pattern, own_threat) - weighted(b, OPPONENT(me), opp_pattern, opp_threat) + EVAL_TEMPO;
     if (v > EVAL_MAX) v = EVAL_MAX;
     if (v < -EVAL_MAX) v = -EVAL_MAX;
     return v;
+}
+
+void eval_weights(double *own, double *opp, double *tempo)
+{
+    for (int p = 0; p < P_COUNT; p++) own[p] = own_pattern[p], opp[p] = opp_pattern[p];
+    for (int t = 0; t < T_COUNT; t++) own[P_COUNT + t] = own_threat[t], opp[P_COUNT + t] = opp_threat[t];
+    *tempo = EVAL_TEMPO;
 }

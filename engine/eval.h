@@ -18,7 +18,12 @@
 /* Value of the position for the side to move (positive is good for it). */
 Score eval_static(const Board *b);
 
-/* Value of one side's shape alone, from that side's counts. */
+/* Value of one side's shape alone, from that side's counts, as the side
+ * without the move. */
 Score eval_side(const Board *b, Color side);
+
+/* The weights, for the tuner (tools/tune_eval.c): own[] and opp[] get
+ * P_COUNT pattern weights then T_COUNT threat weights each. */
+void eval_weights(double *own, double *opp, double *tempo);
 
 #endif

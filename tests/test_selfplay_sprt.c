@@ -4,6 +4,9 @@
  * mean and var the sample mean and variance of the N results on [0, 1]. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "server/selfplay.h"
 
@@ -82,4 +85,46 @@ Test(selfplay_sprt, bounds)
     selfplay_sprt_bounds(0.05, 0.1, &lo, &hi);
     assert_close(lo, -2.2512917986); /* ln(0.1 / 0.95) */
     assert_close(hi, 2.8903717579);  /* ln(0.9 / 0.05) */
+}
+
+/* `gomokud selfplay --positions`: the real binary plays two short games and
+ * writes their quiet positions, each with its game's result for the side to
+ * move and both sides' pattern and threat counts (14 + 14 each). */
+Test(selfplay_sprt, positions_are_written_with_results_and_counts, .timeout = 120)
+{
+    const char *dir = getenv("GOMOKUD_BIN_DIR");
+    cr_assert_not_null(dir, "GOMOKUD_BIN_DIR is not set");
+    char path[] = "/tmp/gomokud-positions-XXXXXX", cmd[8192];
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd,
+             "%s/gomokud selfplay --a all --b all --nodes 300 --games 2 --threads 1 --positions %s >/dev/null 2>&1",
+             dir, path);
+    cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[4096];
+    int lines = 0, wins = 0, losses = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        double y = strtod(p, &end);
+        cr_assert(y == 0 || y == 0.5 || y == 1, "line %d: result %g", lines + 1, y);
+        wins += y == 1;
+        losses += y == 0;
+        int fields = 0;
+        for (p = end;; p = end) {
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            cr_assert_geq(v, 0);
+            fields++;
+        }
+        cr_assert_eq(fields, 56, "line %d has %d counts", lines + 1, fields);
+        lines++;
+    }
+    fclose(f);
+    remove(path);
+    cr_assert_gt(lines, 4, "only %d positions", lines);
+    /* a decided game is won by one side: its positions are wins for one side to move and losses for the other */
+    cr_assert(wins + losses == 0 || (wins > 0 && losses > 0), "%d wins, %d losses", wins, losses);
 }
