@@ -159,6 +159,23 @@ static bool quick_result(Engine *e, int ply, Score *out)
     return false;
 }
 
+/* Every node starts here: it is counted, the limits are polled, and what
+ * needs no search is settled. Returns true with the node's value in *out
+ * when the node is done. */
+static bool node_settled(Engine *e, int ply, Score *out)
+{
+    e->pvlen[ply] = ply;
+    if (ply > e->seldepth) e->seldepth = ply;
+    if (!(++e->nodes & POLL_MASK)) check_limits(e);
+    *out = 0;
+    if (e->stopped || quick_result(e, ply, out) || board_full(&e->board)) return true;
+    if (ply >= MAX_PLY - 1) {
+        *out = eval_static(&e->board);
+        return true;
+    }
+    return false;
+}
+
 /* Swaps the best of mv[i..n) into mv[i]; ties go to the lower point. */
 static void pick(ScoredMove *mv, int n, int i)
 {
@@ -182,14 +199,9 @@ static void pick(ScoredMove *mv, int n, int i)
 static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
 {
     Board *b = &e->board;
-    e->pvlen[ply] = ply;
-    if (ply > e->seldepth) e->seldepth = ply;
-    if (!(++e->nodes & POLL_MASK)) check_limits(e);
-    if (e->stopped) return 0;
-    Score quick;
-    if (quick_result(e, ply, &quick)) return quick;
-    if (board_full(b)) return 0;
-    if (ply >= MAX_PLY - 1 || (e->disable & ENGINE_NO_HORIZON)) return eval_static(b);
+    Score settled;
+    if (node_settled(e, ply, &settled)) return settled;
+    if (e->disable & ENGINE_NO_HORIZON) return eval_static(b);
 
     Color me = b->to_move, opp = OPPONENT(me);
     ScoredMove mv[BOARD_MAX_MOVES];
@@ -310,16 +322,10 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
 static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node)
 {
     Board *b = &e->board;
-    e->pvlen[ply] = ply;
-    if (ply > e->seldepth) e->seldepth = ply;
-    if (!(++e->nodes & POLL_MASK)) check_limits(e);
-    if (e->stopped) return 0;
 
     /* 1. */
-    Score quick;
-    if (quick_result(e, ply, &quick)) return quick;
-    if (board_full(b)) return 0;
-    if (ply >= MAX_PLY - 1) return eval_static(b);
+    Score settled;
+    if (node_settled(e, ply, &settled)) return settled;
     if (alpha < mated_in(ply)) alpha = mated_in(ply);
     if (beta > mate_in(ply + 1)) beta = mate_in(ply + 1);
     if (alpha >= beta) return alpha;

@@ -201,41 +201,32 @@ static void assert_moves(const Move *got, int n, const char *want)
 
 Test(threats, an_open_three_is_answered_only_by_real_defences)
 {
-    /* .XXX. with two free points each side: of the four points where black
-     * would make a four, only the two next to the three stop every straight
-     * four (a stone two away leaves .XXXX. to be made) */
-    support_moves(&b, 15, RULE_FREESTYLE, "g8 a1 h8 a15 i8");
-    GenKind kind;
-    Move got[BOARD_MAX_MOVES];
-    int n = gen_sorted(&kind, got);
-    cr_assert_eq(kind, GEN_DEFEND_THREE);
-    assert_moves(got, n, "f8 j8");
-
-    /* against the wall (|.XXX..) the far point also holds: black's straight
-     * four needs the two points on the open side */
-    support_moves(&b, 15, RULE_FREESTYLE, "b8 a15 c8 o15 d8");
-    n = gen_sorted(&kind, got);
-    cr_assert_eq(kind, GEN_DEFEND_THREE);
-    assert_moves(got, n, "a8 e8 f8");
-
-    /* a broken three X.XX: the gap and both ends */
-    support_moves(&b, 15, RULE_FREESTYLE, "f8 a1 h8 a15 i8");
-    n = gen_sorted(&kind, got);
-    cr_assert_eq(kind, GEN_DEFEND_THREE);
-    assert_moves(got, n, "e8 g8 j8");
-
-    /* a four of white's own gains the tempo and is kept besides */
-    support_moves(&b, 15, RULE_FREESTYLE, "c2 c3 g8 c4 h8 c5 i8");
-    n = gen_sorted(&kind, got);
-    cr_assert_eq(kind, GEN_DEFEND_THREE);
-    assert_moves(got, n, "f8 j8 c6 c7");
-
-    /* two open threes cannot both be stopped: every four point is searched
-     * (all of them lose) */
-    support_moves(&b, 15, RULE_FREESTYLE, "g8 a15 h8 o15 e3 o1 e4 a1 e5 a3 i8");
-    n = gen_sorted(&kind, got);
-    cr_assert_eq(kind, GEN_DEFEND_THREE);
-    cr_assert_eq(n, 8, "the eight four points of the two threes, got %d", n);
+    static const struct {
+        const char *game, *answers;
+    } cases[] = {
+        /* .XXX. with two free points each side: of the four points where
+         * black would make a four, only the two next to the three stop
+         * every straight four (a stone two away leaves .XXXX. to be made) */
+        {"g8 a1 h8 a15 i8", "f8 j8"},
+        /* against the wall (|.XXX..) the far point also holds: black's
+         * straight four needs the two points on the open side */
+        {"b8 a15 c8 o15 d8", "a8 e8 f8"},
+        /* a broken three X.XX: the gap and both ends */
+        {"f8 a1 h8 a15 i8", "e8 g8 j8"},
+        /* a four of white's own gains the tempo and is kept besides */
+        {"c2 c3 g8 c4 h8 c5 i8", "f8 j8 c6 c7"},
+        /* two open threes cannot both be stopped: every four point is
+         * searched (all of them lose) */
+        {"g8 a15 h8 o15 e3 o1 e4 a1 e5 a3 i8", "e8 f8 j8 k8 e1 e2 e6 e7"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        support_moves(&b, 15, RULE_FREESTYLE, cases[i].game);
+        GenKind kind;
+        Move got[BOARD_MAX_MOVES];
+        int n = gen_sorted(&kind, got);
+        cr_assert_eq(kind, GEN_DEFEND_THREE, "case %zu", i + 1);
+        assert_moves(got, n, cases[i].answers);
+    }
 }
 
 /* The tactics suite: positions with a proven forced win. */
