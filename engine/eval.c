@@ -10,20 +10,20 @@
  * added for having the move.
  */
 static const int own_pattern[P_COUNT] = {
-    [P_DEAD] = 1, [P_B1] = 5, [P_F1] = 1, [P_B2] = 3, [P_F2] = 13, [P_F2A] = 11, [P_B3] = 18, [P_F3] = 37,
-    [P_F3S] = 46, [P_B4] = 41, [P_F4] = 88, [P_F44] = 88, [P_F5] = 150,
+    [P_B2] = 3, [P_F2] = 13, [P_F2A] = 11, [P_B3] = 17, [P_F3] = 37, [P_F3S] = 46, [P_B4] = 41, [P_F4] = 88,
+    [P_F44] = 88, [P_F5] = 150,
 };
 static const int opp_pattern[P_COUNT] = {
-    [P_DEAD] = 2, [P_B1] = 2, [P_F1] = 1, [P_B2] = 1, [P_F2] = 10, [P_F2A] = 5, [P_B3] = 14, [P_F3] = 29,
-    [P_F3S] = 36, [P_B4] = 32, [P_F4] = 70, [P_F44] = 70, [P_F5] = 120,
+    [P_F2] = 10, [P_F2A] = 3, [P_B3] = 14, [P_F3] = 29, [P_F3S] = 36, [P_B4] = 33, [P_F4] = 70, [P_F44] = 70,
+    [P_F5] = 120,
 };
 static const int own_threat[T_COUNT] = {
-    [T_LOW] = 3, [T_F2] = -6, [T_B3] = 2, [T_F2X2] = 13, [T_F3] = 1, [T_F3P] = 39, [T_B4P] = 50,
-    [T_F3X2] = 150, [T_B4F3] = 250, [T_F4] = 313,
+    [T_F2] = -6, [T_B3] = 2, [T_F2X2] = 14, [T_F3] = 1, [T_F3P] = 39, [T_B4P] = 50, [T_F3X2] = 150,
+    [T_B4F3] = 250, [T_F4] = 313,
 };
 static const int opp_threat[T_COUNT] = {
-    [T_LOW] = 4, [T_F2] = -5, [T_B3] = 1, [T_F2X2] = 10, [T_F3] = 1, [T_F3P] = 30, [T_B4P] = 40,
-    [T_F3X2] = 120, [T_B4F3] = 200, [T_F4] = 250,
+    [T_F2] = -6, [T_B3] = 1, [T_F2X2] = 10, [T_F3] = 1, [T_F3P] = 30, [T_B4P] = 40, [T_F3X2] = 120,
+    [T_B4F3] = 200, [T_F4] = 250,
 };
 #define EVAL_TEMPO 8
 

@@ -12,7 +12,8 @@
  * score is sigmoid(v / S). S is fitted first with the current weights, so
  * the fitted evaluation keeps the scale the search's margins are set in;
  * then every weight is fitted by Adam on the cross-entropy, with an L2 pull
- * towards the current weights. One position in twenty is held out; both
+ * towards the current weights (the weights of shapeless counts stay fixed:
+ * see frozen()). One position in twenty is held out; both
  * losses are printed (stderr) and the weights come out as C (stdout).
  */
 #include <math.h>
@@ -34,6 +35,17 @@ typedef struct {
     float y;
     int16_t x[2 * NF];
 } Sample;
+
+/* Dead pairs, overlines and lone stones stay as they are: their counts
+ * grow with the stones on the board for both sides alike, and weights that
+ * differed between the side to move and the other would make the
+ * evaluation drift with the move number instead of the position. */
+static bool frozen(int k)
+{
+    int f = k % NF;
+    return k < 2 * NF && (f == P_DEAD || f == P_OL || f == P_B1 || f == P_F1 || f == P_COUNT + T_NONE ||
+                          f == P_COUNT + T_LOW || f == P_COUNT + T_FIVE || f == P_COUNT + T_FORBID);
+}
 
 static double predict(const double *w, const Sample *s, double scale)
 {
@@ -123,6 +135,7 @@ int main(int argc, char **argv)
             cnt++;
         }
         for (int k = 0; k < NW; k++) {
+            if (frozen(k)) continue;
             g[k] = g[k] / (double)cnt + L2 * (w[k] - w0[k]);
             m[k] = 0.9 * m[k] + 0.1 * g[k];
             v2[k] = 0.999 * v2[k] + 0.001 * g[k] * g[k];
