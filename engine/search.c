@@ -23,27 +23,27 @@
 #define SOFT_TIME_SCORE_DROP 30
 #define PRUNE_BASE 8              /* quiet nodes keep at most PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
 #define PRUNE_PER_DEPTH 4
-/* 1. reverse futility: a non-PV node whose eval beats beta by a margin */
+/* step 5, reverse futility: a non-PV node whose eval beats beta by a margin */
 #define RFP_MAX_DEPTH 6
 #define RFP_MARGIN 70             /* per ply */
 #define RFP_IMPROVING 30          /* less margin when the eval improves */
-/* 2. razoring: a node whose eval is far below alpha drops to the horizon */
+/* step 6, razoring: a node whose eval is far below alpha drops to the quiescence */
 #define RAZOR_MAX_DEPTH 2
 #define RAZOR_MARGIN 150          /* + RAZOR_MARGIN_SQ * depth^2 */
 #define RAZOR_MARGIN_SQ 60
-/* 3. move-count pruning: once a non-losing move is found, a quiet node
+/* step 8, move-count pruning: once a non-losing move is found, a quiet node
  *    stops after (LMP_BASE + depth^1.3) / (2 - improving) moves */
 #define LMP_MAX_DEPTH 10
 #define LMP_BASE 3.0
 #define LMP_EXP 1.3
-/* 4. late move reductions: r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV */
+/* step 8, late move reductions of quiet moves: r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV */
 #define LMR_MIN_DEPTH 2
 #define LMR_BASE 0.0
 #define LMR_DIV 2.0
 #define LMR_HISTORY_DIV 4096      /* one ply less per this much history */
 /* extensions */
 #define EXTENSION_MAX_PLY 96      /* no forced-reply extensions beyond this ply */
-/* threat quiescence */
+/* threat quiescence (step 2, below the horizon) */
 #define QS_MAX_PLY 12
 #define QS_DEFEND_PLIES 4         /* open threes are answered only this near the horizon */
 #define QS_ALL_FOURS_PLIES 2
@@ -280,7 +280,6 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
         else mv[i].score += e->history[me][m] / HISTORY_DIV;
     }
 }
-
 
 /* Saturating history update: moves towards +-HISTORY_MAX, never past it. */
 static inline void history_add(int32_t *h, int bonus)
@@ -629,10 +628,10 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     /* depth 0 answer in case the first iteration does not finish */
     out->npv = 1;
     fill_line(&out->pvs[0], &e->root[0]);
-    out->pvs[0].score = eval_static(b);
+    e->eval[0] = eval_static(b);
+    out->pvs[0].score = e->eval[0];
     out->pvs[0].mate = 0;
 
-    e->eval[0] = eval_static(b);
     Score prev[ENGINE_MAX_MULTIPV];
     bool cut_short = false;
     Move last_best = MOVE_NONE;

@@ -175,21 +175,33 @@ typedef struct {
     Opening openings[MAX_OPENINGS];
 } Match;
 
+/* Writes prefix, the formatted text and suffix to out and, when there is
+ * one, to the log file with log_prefix in front; both flushed. */
+static void write_both(Match *m, FILE *out, const char *prefix, const char *log_prefix, const char *suffix,
+                       const char *fmt, va_list ap)
+{
+    if (m->log) {
+        va_list aq;
+        va_copy(aq, ap);
+        fputs(log_prefix, m->log);
+        vfprintf(m->log, fmt, aq);
+        fputs(suffix, m->log);
+        fflush(m->log);
+        va_end(aq);
+    }
+    fputs(prefix, out);
+    vfprintf(out, fmt, ap);
+    fputs(suffix, out);
+    fflush(out);
+}
+
 /* Prints a line to stdout and to the log file, both flushed. Caller holds
  * m->lock once threads run. */
 __attribute__((format(printf, 2, 3))) static void emit(Match *m, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (m->log) {
-        va_list aq;
-        va_copy(aq, ap);
-        vfprintf(m->log, fmt, aq);
-        va_end(aq);
-        fflush(m->log);
-    }
-    vprintf(fmt, ap);
-    fflush(stdout);
+    write_both(m, stdout, "", "", "", fmt, ap);
     va_end(ap);
 }
 
@@ -198,18 +210,7 @@ __attribute__((format(printf, 2, 3))) static void note(Match *m, const char *fmt
 {
     va_list ap;
     va_start(ap, fmt);
-    if (m->log) {
-        va_list aq;
-        va_copy(aq, ap);
-        fputs("# ", m->log);
-        vfprintf(m->log, fmt, aq);
-        fputc('\n', m->log);
-        fflush(m->log);
-        va_end(aq);
-    }
-    fputs("gomokud selfplay: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    write_both(m, stderr, "gomokud selfplay: ", "# ", "\n", fmt, ap);
     va_end(ap);
 }
 
