@@ -204,6 +204,11 @@ void board_undo(Board *b)
     b->key ^= zobrist_side;
 }
 
+uint64_t board_key_after(const Board *b, Move m)
+{
+    return b->key ^ zobrist_stone[b->to_move - 1][m] ^ zobrist_side;
+}
+
 void board_pass(Board *b)
 {
     b->to_move = OPPONENT(b->to_move);

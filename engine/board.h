@@ -108,6 +108,10 @@ void board_undo(Board *b);
  * undo with a second call. Not recorded in the history. */
 void board_pass(Board *b);
 
+/* The Zobrist key the board would have after the side to move plays m
+ * (what a search needs to probe a child's table entry without playing it). */
+uint64_t board_key_after(const Board *b, Move m);
+
 static inline Move board_last(const Board *b) { return b->nmoves ? b->history[b->nmoves - 1].move : MOVE_NONE; }
 
 static inline Pattern board_pattern(const Board *b, Move m, int dir, Color side)

@@ -7,7 +7,7 @@
 #include "rules.h"
 #include "search.h"
 
-#define THREAT_CACHE_ENTRIES (1u << 16)
+#define THREAT_CACHE_ENTRIES (1u << 20) /* proof-number table: 24 MiB */
 
 bool engine_init(void)
 {

@@ -36,6 +36,7 @@ struct Engine {
     uint64_t node_limit;           /* 0 = none */
     const atomic_bool *stop;
     int nroot;
+    bool vct_open; /* the root VCT ran out of budget without an answer */
     Move killers[MAX_PLY][2];
     Score eval[MAX_PLY + 1]; /* static eval by ply (from the side to move there) */
     int pvlen[MAX_PLY];
@@ -48,7 +49,7 @@ struct Engine {
     int32_t history[2][BOARD_CELLS];
     Board board;
     TT tt;
-    ThreatCacheEntry *threat_cache;
+    ThreatEntry *threat_cache;
     size_t threat_mask;
 };
 

@@ -1,23 +1,37 @@
 /*
  * vcf.h - threat-space search: VCF (victory by continuous fours) and VCT
- * (victory by continuous threats: threes and fours).
+ * (victory by continuous threats: threes and fours), solved by depth-first
+ * proof-number search (df-pn).
  *
- * Design. Both are attacker-only searches in Allis' sense. In VCF the
- * attacker plays only moves that make a four, so every defence is forced:
- * the defender must take the five point (or lose at once if it cannot,
- * say a point forbidden to black in renju), and a defender's block that
- * makes a four of its own forces the attacker to block in turn. The tree is
- * therefore narrow and deep. VCT also lets the attacker make open threes;
- * then the defender's answers are all considered: every point where the
- * attacker would make a four (which covers every way to stop the straight
- * four) and every four of the defender's own. A win is claimed only when
- * every considered answer loses.
+ * The game tree. The attacker (the side to move at the start) plays only
+ * threats: fives, fours and, in a VCT, open threes; when the defender has
+ * just made a four, the attacker must block it first (in a VCF that block
+ * must itself be a four). The defender's answers are complete, not a guess:
+ * against a four, its five point (or nothing: two five points, or a five
+ * point forbidden to renju black, lose at once); against an open three, every
+ * point after which no straight four is left plus every four of its own
+ * (movegen_defences). A defender five ends the attack. With quiet_plies the
+ * attacker may also open with a quiet move that makes two or more lines of
+ * threats at once (an open two pair, or a closed three with an open two);
+ * then every candidate reply of the defender must lose.
  *
- * Positions already shown to have no win within a given number of plies are
- * remembered in a small direct-mapped table keyed by Zobrist key (the DAG
- * of the 2010 article: transpositions are searched once). Both searches run
- * under a node budget and an external stop check, and report the winning
- * line: attacker and defender moves alternating, ending with the five.
+ * df-pn. Attacker nodes are OR nodes (one winning move proves them),
+ * defender nodes AND nodes (every answer must lose). Each node has a proof
+ * number (how many leaves at least must still be proven) and a disproof
+ * number; the search always goes into the most-proving child, under
+ * thresholds that let it stay there until that child's numbers pass its
+ * sibling's (the 1 + epsilon rule of Pawlewicz and Lew keeps it from
+ * switching too often). Every node's numbers go into a table keyed by
+ * Zobrist key, so transpositions and earlier iterations are reused; a
+ * proof is kept with its length in plies, a disproof with the number of
+ * plies it covered (a disproof within fewer plies proves nothing for a
+ * deeper search). Gomoku positions never repeat, so the table needs no
+ * cycle handling.
+ *
+ * A proof comes back as the winning line: attacker and defender moves
+ * alternating, the defender always taking the answer that holds out
+ * longest, ending with the five. Searches run under a node budget and an
+ * external stop check.
  */
 #ifndef GOMOKUD_VCF_H
 #define GOMOKUD_VCF_H
@@ -29,20 +43,30 @@
 #define THREAT_MAX_LINE 64
 
 typedef struct {
-    uint64_t key; /* position and search kind */
-    int32_t plies; /* no win found within this many plies */
-} ThreatCacheEntry;
+    uint64_t key;  /* position, attacker, search kind and salt */
+    uint32_t pn;   /* proof number: 0 = proven */
+    uint32_t dn;   /* disproof number: 0 = disproven */
+    int16_t plies; /* the plies left when these numbers were found */
+    int16_t len;   /* proven: plies to the five */
+    Move best;     /* proven attacker node: the winning move */
+    int16_t pad;
+} ThreatEntry;
 
 typedef struct {
     Board *b;
-    ThreatCacheEntry *cache; /* owned by the caller; cache_mask + 1 entries */
+    ThreatEntry *cache; /* owned by the caller; cache_mask + 1 entries */
     size_t cache_mask;
-    uint64_t salt;   /* mixed into cache keys; a new salt forgets earlier results */
-    uint64_t nodes;  /* nodes visited by this search so far */
+    uint64_t salt;   /* mixed into table keys; a new salt forgets earlier results */
+    uint64_t nodes;  /* nodes expanded by this search so far */
     uint64_t budget; /* give up (no win) after this many nodes */
     bool (*should_stop)(void *ctx); /* polled every few hundred nodes; may be NULL */
     void *stop_ctx;
-    bool aborted; /* budget or stop cut the search short */
+    int quiet_plies; /* attacker moves before this ply may be quiet (see above); 0 = none */
+    bool aborted;    /* budget or stop cut the search short */
+    /* set by the search itself */
+    Color attacker;
+    bool vct;
+    uint64_t kind_salt;
 } ThreatSearch;
 
 /* Looks for a VCF for the side to move within max_plies plies. Returns the
@@ -51,8 +75,8 @@ typedef struct {
  * board is left as it was. */
 int vcf_find(ThreatSearch *ts, int max_plies, Move *line, int *len);
 
-/* Same for a VCT (threes and fours), trying growing depths up to
- * max_plies so the shortest win it finds comes first. */
+/* Same for a VCT (threes and fours, and quiet first moves when
+ * ts->quiet_plies is set). */
 int vct_find(ThreatSearch *ts, int max_plies, Move *line, int *len);
 
 #endif
