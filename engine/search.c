@@ -49,11 +49,21 @@
 #define QS_ALL_FOURS_PLIES 2
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
 #define ROOT_VCF_PLIES 45
-#define ROOT_VCT_NODES 150000     /* VCT budget at the root */
+#define ROOT_VCT_NODES 150000     /* VCT budget at the root, before the main search */
 #define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
-#define ROOT_VCT_PLIES 17
+#define ROOT_VCT_PLIES 25
+#define ROOT_QUIET_PLIES 3        /* the VCT may open with a quiet double-threat move */
+#define COMPLETE_NODES 100000     /* threat search budget to play a mate's line on to the five */
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
+#define ROOT_REFUTE_NODES 4000    /* VCF budget per root move to see whether it refutes the opponent's VCF */
+#define ROOT_REFUTE_TOTAL_NODES 150000 /* ...and for all of them */
 #define ROOT_THREAT_TIME_PCT 15   /* root threat searches stop at this share of a time limit */
+/* when the root VCT ran out of budget undecided, the iterative deepening
+ * stops at VCT_OPEN_MAIN_PCT of a time or node limit and the VCT goes on (its proof
+ * numbers are still in the table) until LATE_VCT_TIME_PCT */
+#define VCT_OPEN_MAIN_PCT 60
+#define LATE_VCT_TIME_PCT 95
+#define LATE_VCT_NODES 4000000
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -98,6 +108,7 @@ static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *
         .budget = budget,
         .should_stop = threat_should_stop,
         .stop_ctx = e,
+        .quiet_plies = vct ? ROOT_QUIET_PLIES : 0,
     };
     if (e->node_limit) {
         if (e->nodes >= e->node_limit) return 0;
@@ -105,6 +116,7 @@ static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *
     }
     int r = vct ? vct_find(&ts, plies, line, len) : vcf_find(&ts, plies, line, len);
     e->nodes += ts.nodes;
+    if (vct) e->vct_open = !r && ts.aborted;
     return r;
 }
 
@@ -491,8 +503,88 @@ static void fill_proven(EngineResult *out, Score s, const Move *line, int len)
     out->depth = len;
 }
 
+/* The move the loser plays in a completed mate line: the transposition
+ * table's move when it is one of the forced replies, else the best ordered. */
+static Move loser_reply(Engine *e)
+{
+    Board *b = &e->board;
+    ScoredMove mv[BOARD_MAX_MOVES];
+    GenKind kind;
+    int n = movegen(b, mv, &kind);
+    if (n == 0) return movegen_any_legal(b);
+    TTProbe t = tt_probe(&e->tt, b->key, 0);
+    for (int i = 0; i < n && t.hit; i++)
+        if (mv[i].move == t.move) return t.move;
+    movegen_sort(mv, n);
+    return mv[0].move;
+}
+
+/*
+ * A mate found by the main search may end its line early (at a straight
+ * four to come, a four-three, a transposition). The line is played on to
+ * the five: the winner's moves by VCF or VCT, the loser's by loser_reply.
+ * The mate count then follows the completed line. A line that cannot be
+ * completed within COMPLETE_NODES is left as it was.
+ */
+static void complete_mate_line(Engine *e, PvLine *l)
+{
+    Board *b = &e->board;
+    Color winner = l->mate > 0 ? b->to_move : OPPONENT(b->to_move);
+    Move line[ENGINE_MAX_PV];
+    int n = 0;
+    bool done = false, ok = true;
+    for (int i = 0; i < l->pv_len && ok && !done; i++) {
+        Move m = l->pv[i];
+        ok = board_empty(b, m) && rules_is_legal(b, m);
+        if (!ok) break;
+        done = board_makes_five(b, m, b->to_move);
+        ok = !done || b->to_move == winner;
+        board_play(b, m);
+        line[n++] = m;
+    }
+    while (ok && !done && n < ENGINE_MAX_PV) {
+        Move m;
+        if (b->to_move == winner) {
+            if (!movegen_five_points(b, winner, &m, 1)) {
+                ThreatSearch ts = {.b = b, .cache = e->threat_cache, .cache_mask = e->threat_mask,
+                                   .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
+                                   .budget = COMPLETE_NODES, .quiet_plies = ROOT_QUIET_PLIES};
+                Move t[THREAT_MAX_LINE];
+                int tl = 0, room = ENGINE_MAX_PV - n;
+                if (!vcf_find(&ts, room, t, &tl)) {
+                    ts.aborted = false;
+                    ts.nodes = 0;
+                    if (!vct_find(&ts, room < ROOT_VCT_PLIES ? room : ROOT_VCT_PLIES, t, &tl)) tl = 0;
+                }
+                ok = tl > 0 && n + tl <= ENGINE_MAX_PV;
+                for (int i = 0; ok && i < tl; i++) {
+                    board_play(b, t[i]);
+                    line[n++] = t[i];
+                }
+                done = ok;
+                break;
+            }
+        } else {
+            m = loser_reply(e);
+            ok = m != MOVE_NONE;
+            if (!ok) break;
+        }
+        done = board_makes_five(b, m, b->to_move);
+        board_play(b, m);
+        line[n++] = m;
+    }
+    for (int i = 0; i < n; i++) board_undo(b);
+    if (!ok || !done) return;
+    memcpy(l->pv, line, sizeof(Move) * (size_t)n);
+    l->pv_len = n;
+    l->score = winner == b->to_move ? mate_in(n) : mated_in(n);
+    l->mate = engine_mate_moves(l->score);
+}
+
 static void finish(Engine *e, EngineResult *out)
 {
+    for (int k = 0; k < out->npv; k++)
+        if (out->pvs[k].mate) complete_mate_line(e, &out->pvs[k]);
     if (out->npv > 0) {
         out->best_move = out->pvs[0].move;
         out->score = out->pvs[0].score;
@@ -501,6 +593,28 @@ static void finish(Engine *e, EngineResult *out)
     out->nodes = e->nodes;
     out->seldepth = e->seldepth > out->depth ? e->seldepth : out->depth;
     out->time_ms = (search_now_ns() - e->start_ns) / 1000000;
+}
+
+/* The opponent has a VCF: a root move after which it still has one loses,
+ * so only the moves that refute it are searched (all of them when none
+ * does, or when the budget runs out before every move was tried). */
+static void drop_refuted_moves(Engine *e)
+{
+    Board *b = &e->board;
+    uint64_t start = e->nodes;
+    RootMove kept[BOARD_MAX_MOVES];
+    int nkept = 0, i = 0;
+    for (; i < e->nroot && !threat_should_stop(e) && e->nodes - start < ROOT_REFUTE_TOTAL_NODES; i++) {
+        Move line[THREAT_MAX_LINE];
+        int len;
+        board_play(b, e->root[i].move);
+        int r = threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len);
+        board_undo(b);
+        if (!r) kept[nkept++] = e->root[i];
+    }
+    if (i < e->nroot || nkept == 0) return;
+    memcpy(e->root, kept, sizeof(RootMove) * (size_t)nkept);
+    e->nroot = nkept;
 }
 
 /* Threat-space search at the root: our own win (returned as the line and
@@ -524,10 +638,11 @@ static int root_threats(Engine *e, int depth_limit, Move *line, int *len)
     board_pass(b);
     int o = threat_search(e, false, vcf, ROOT_VCF_PLIES, opp, &opp_len);
     board_pass(b);
-    if (o)
-        for (int i = 0; i < e->nroot; i++)
-            for (int k = 0; k < opp_len; k++)
-                if (e->root[i].move == opp[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
+    if (!o) return 0;
+    for (int i = 0; i < e->nroot; i++)
+        for (int k = 0; k < opp_len; k++)
+            if (e->root[i].move == opp[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
+    drop_refuted_moves(e);
     return 0;
 }
 
@@ -624,6 +739,12 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
             if (e->root[i].move == proven[0]) e->root[i].order = ORDER_TT;
     qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
     if (multipv > e->nroot) multipv = e->nroot;
+    int64_t final_deadline = e->deadline_ns;
+    uint64_t final_nodes = e->node_limit;
+    if (e->vct_open) {
+        if (e->deadline_ns) e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_PCT;
+        if (e->node_limit) e->node_limit = e->nodes + (e->node_limit - e->nodes) * VCT_OPEN_MAIN_PCT / 100;
+    }
 
     /* depth 0 answer in case the first iteration does not finish */
     out->npv = 1;
@@ -699,6 +820,15 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         e->root[0].score > -SCORE_INF)
         fill_line(&out->pvs[0], &e->root[0]);
     out->complete = !e->stopped && !cut_short;
+    if (!proven_plies && e->vct_open && (final_deadline || final_nodes)) {
+        e->deadline_ns = final_deadline;
+        e->node_limit = final_nodes;
+        e->stopped = false;
+        check_limits(e);
+        if (final_deadline) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
+        if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len);
+        e->threat_deadline_ns = 0;
+    }
     if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
     finish(e, out);
 }

@@ -13,7 +13,7 @@
 #include "support.h"
 
 #define CACHE 4096
-static ThreatCacheEntry cache[CACHE];
+static ThreatEntry cache[CACHE];
 static Board b;
 
 static int run(bool vct, int plies, Move *line, int *len)
@@ -231,14 +231,37 @@ Test(threats, an_open_three_is_answered_only_by_real_defences)
 
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
-#define TACTICS_MIN_SOLVED 88
+#define TACTICS_MIN_SOLVED 88 /* the right first move */
+#define TACTICS_MIN_PROVEN 80 /* the right first move with a proof */
 
-Test(threats, the_tactics_suite_is_solved_within_a_node_budget, .timeout = 600)
+/* Replays a claimed forced win from the position: every move legal under
+ * the rule, the side to move's moves at the even plies, a five of its own
+ * with the last one, and exactly mate moves of its own. */
+static void assert_proof_replays(const Position *p, const EngineResult *r, int id)
+{
+    cr_assert(board_reset(&b, p->size, p->rule));
+    for (int k = 0; k < p->nmoves; k++) board_play(&b, p->moves[k]);
+    Color attacker = b.to_move;
+    const PvLine *line = &r->pvs[0];
+    cr_assert_eq(line->pv_len, 2 * r->mate - 1, "position %d: a win in %d needs %d plies, the PV has %d", id, r->mate,
+                 2 * r->mate - 1, line->pv_len);
+    for (int i = 0; i < line->pv_len; i++) {
+        Move m = line->pv[i];
+        cr_assert(board_empty(&b, m) && rules_is_legal(&b, m), "position %d: PV move %d is illegal", id, i);
+        bool five = board_makes_five(&b, m, b.to_move);
+        cr_assert(!five || (b.to_move == attacker && i + 1 == line->pv_len),
+                  "position %d: PV move %d makes a five before the end", id, i);
+        if (i + 1 == line->pv_len) cr_assert(five && b.to_move == attacker, "position %d: the PV ends without the five", id);
+        board_play(&b, m);
+    }
+}
+
+Test(threats, the_tactics_suite_is_proven_within_a_node_budget, .timeout = 600)
 {
     int n;
     Tactic *t = load_suite(&n);
     Engine *e = engine_new(&(EngineOptions){.tt_mib = 16});
-    int solved = 0;
+    int solved = 0, proven = 0;
     for (int i = 0; i < n; i++) {
         t[i].pos.ordered = false;
         engine_clear(e);
@@ -247,11 +270,14 @@ Test(threats, the_tactics_suite_is_solved_within_a_node_budget, .timeout = 600)
         bool right = tactics_is_win(&t[i], r.best_move);
         cr_expect(r.mate <= 0 || right, "position %d: claims a win with a move that is not one", i + 1);
         cr_expect_geq(r.mate, 0, "position %d: the side to move has a win, not a loss", i + 1);
-        if (right) solved++;
-        else cr_log_info("tactics %d (%s) unsolved", i + 1, t[i].kind);
+        if (r.mate > 0) assert_proof_replays(&t[i].pos, &r, i + 1);
+        solved += right;
+        proven += right && r.mate > 0;
+        if (!right || r.mate <= 0) cr_log_info("tactics %d (%s) %s", i + 1, t[i].kind, right ? "unproven" : "unsolved");
     }
-    cr_log_info("tactics solved %d/%d at %d nodes", solved, n, TACTICS_NODES);
+    cr_log_info("tactics at %d nodes: %d/%d right first moves, %d proven", TACTICS_NODES, solved, n, proven);
     cr_assert_geq(solved, TACTICS_MIN_SOLVED, "solved %d of %d", solved, n);
+    cr_assert_geq(proven, TACTICS_MIN_PROVEN, "proved %d of %d", proven, n);
     engine_free(e);
     free(t);
 }
@@ -292,4 +318,63 @@ Test(threats, the_quiescence_proves_four_chains_past_the_horizon)
     cr_log_info("vcf puzzles proven at depth 1: %d with the quiescence, %d without", with, without);
     cr_assert_geq(with, QS_MIN_VCF_MATES, "only %d proven", with);
     cr_assert_geq(with, 2 * without, "%d with, %d without", with, without);
+}
+
+Test(threats, vct_opens_with_a_quiet_double_threat_when_allowed)
+{
+    /* renju puzzle 78: black's only wins start with a move that threatens
+     * nothing yet but makes two lines of threats at once */
+    int n;
+    Tactic *t = load_suite(&n);
+    const Tactic *p = &t[77];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    cr_assert_eq(run(true, 25, line, &len), 0, "threes and fours alone do not win here");
+    memset(cache, 0, sizeof cache);
+    ThreatSearch ts = {.b = &b, .cache = cache, .cache_mask = CACHE - 1, .budget = 1000000, .quiet_plies = 1};
+    int r = vct_find(&ts, 25, line, &len);
+    cr_assert_gt(r, 0, "the quiet first move wins");
+    cr_assert_eq(len, r);
+    cr_assert(tactics_is_win(p, line[0]), "a winning first move");
+    Threat first = board_threat(&b, line[0], b.to_move);
+    cr_assert(!threat_is_four(first) && !threat_is_three(first), "the first move is quiet");
+    assert_winning_line(line, len);
+    free(t);
+}
+
+Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
+{
+    /* white threatens k8: a four on row 8 (black g8 closes it) and an open
+     * three k8-k10, then a straight four. Black has no threat of its own. */
+    Position p = {.rule = RULE_FREESTYLE, .size = 15};
+    support_moves(&b, 15, RULE_FREESTYLE, "g8 h8 a1 i8 a3 j8 o1 k9 o15 k10");
+    int ncand = 0, nrefute = 0;
+    bool refutes[BOARD_CELLS] = {false};
+    Move line[THREAT_MAX_LINE];
+    int len;
+    board_pass(&b);
+    cr_assert_gt(run(false, 15, line, &len), 0, "white has a VCF if black passes");
+    board_pass(&b);
+    ScoredMove mv[BOARD_MAX_MOVES];
+    GenKind kind;
+    int nm = movegen(&b, mv, &kind);
+    for (int i = 0; i < nm; i++) {
+        Move m = mv[i].move;
+        ncand++;
+        board_play(&b, m);
+        refutes[m] = run(false, 15, line, &len) == 0;
+        board_undo(&b);
+        nrefute += refutes[m];
+    }
+    cr_assert(nrefute >= 2 && nrefute < ncand / 4, "%d of %d moves refute", nrefute, ncand);
+    for (int i = 0; i < b.nmoves; i++) p.moves[p.nmoves++] = b.history[i].move;
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 4});
+    EngineResult r;
+    cr_assert_eq(engine_analyze(e, &p, &(Limits){.depth = 2, .multipv = ENGINE_MAX_MULTIPV}, &r, NULL), POSITION_OK);
+    cr_assert_gt(r.npv, 0);
+    cr_assert_leq(r.npv, nrefute, "only refuting moves are searched");
+    for (int k = 0; k < r.npv; k++) cr_assert(refutes[r.pvs[k].move], "line %d plays a move that loses to the VCF", k);
+    engine_free(e);
 }
