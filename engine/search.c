@@ -58,10 +58,9 @@
 #define ROOT_REFUTE_NODES 4000    /* VCF budget per root move to see whether it refutes the opponent's VCF */
 #define ROOT_REFUTE_TOTAL_NODES 150000 /* ...and for all of them */
 #define ROOT_THREAT_TIME_PCT 15   /* root threat searches stop at this share of a time limit */
-/* when the root VCT ran out of budget undecided, the iterative deepening
- * stops at VCT_OPEN_MAIN_PCT of a time or node limit and the VCT goes on (its proof
- * numbers are still in the table) until LATE_VCT_TIME_PCT */
-#define VCT_OPEN_MAIN_PCT 60
+/* when the root VCT ran out of budget undecided, the time the iterative
+ * deepening leaves unused goes to it (its proof numbers are still in the
+ * table), until LATE_VCT_TIME_PCT of a time limit */
 #define LATE_VCT_TIME_PCT 95
 #define LATE_VCT_NODES 4000000
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
@@ -84,6 +83,7 @@ static inline Score mated_in(int ply) { return -SCORE_MATE + ply; }
 
 static void check_limits(Engine *e)
 {
+    if (e->first_iteration) return; /* depth 1 always completes: every answer has a searched move */
     if (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) e->stopped = true;
     if (e->node_limit && e->nodes >= e->node_limit) e->stopped = true;
     if (e->deadline_ns && search_now_ns() >= e->deadline_ns) e->stopped = true;
@@ -522,7 +522,8 @@ static Move loser_reply(Engine *e)
 /*
  * A mate found by the main search may end its line early (at a straight
  * four to come, a four-three, a transposition). The line is played on to
- * the five: the winner's moves by VCF or VCT, the loser's by loser_reply.
+ * the five: the winner's moves by VCF or VCT (or the table's move where
+ * those find nothing), the loser's by loser_reply.
  * The mate count then follows the completed line. A line that cannot be
  * completed within COMPLETE_NODES is left as it was.
  */
@@ -556,13 +557,19 @@ static void complete_mate_line(Engine *e, PvLine *l)
                     ts.nodes = 0;
                     if (!vct_find(&ts, room < ROOT_VCT_PLIES ? room : ROOT_VCT_PLIES, t, &tl)) tl = 0;
                 }
-                ok = tl > 0 && n + tl <= ENGINE_MAX_PV;
-                for (int i = 0; ok && i < tl; i++) {
-                    board_play(b, t[i]);
-                    line[n++] = t[i];
+                if (tl > 0 && n + tl <= ENGINE_MAX_PV) {
+                    for (int i = 0; i < tl; i++) {
+                        board_play(b, t[i]);
+                        line[n++] = t[i];
+                    }
+                    done = true;
+                    break;
                 }
-                done = ok;
-                break;
+                /* beyond the threat search: the main search's move */
+                TTProbe tp = tt_probe(&e->tt, b->key, 0);
+                m = tp.hit ? tp.move : MOVE_NONE;
+                ok = m != MOVE_NONE && board_empty(b, m) && rules_is_legal(b, m);
+                if (!ok) break;
             }
         } else {
             m = loser_reply(e);
@@ -739,12 +746,6 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
             if (e->root[i].move == proven[0]) e->root[i].order = ORDER_TT;
     qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
     if (multipv > e->nroot) multipv = e->nroot;
-    int64_t final_deadline = e->deadline_ns;
-    uint64_t final_nodes = e->node_limit;
-    if (e->vct_open) {
-        if (e->deadline_ns) e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_PCT;
-        if (e->node_limit) e->node_limit = e->nodes + (e->node_limit - e->nodes) * VCT_OPEN_MAIN_PCT / 100;
-    }
 
     /* depth 0 answer in case the first iteration does not finish */
     out->npv = 1;
@@ -758,7 +759,9 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     Move last_best = MOVE_NONE;
     Score last_score = 0;
     int stable = 0;
+    e->stopped = false; /* a stop during the root threat searches still gets depth 1 */
     for (int depth = 1; depth <= max_depth && !e->stopped; depth++) {
+        e->first_iteration = depth == 1;
         for (int k = 0; k < multipv && !e->stopped; k++) {
             Score delta = ASPIRATION_DELTA, alpha = -SCORE_INF, beta = SCORE_INF;
             if (depth >= 3 && !(e->disable & ENGINE_NO_PVS) && prev[k] > -SCORE_MATE_MIN && prev[k] < SCORE_MATE_MIN) {
@@ -789,6 +792,10 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
                 e->root[j] = e->root[j - 1];
                 e->root[j - 1] = tmp;
             }
+        if (e->first_iteration) {
+            e->first_iteration = false;
+            check_limits(e);
+        }
         out->depth = depth;
         out->npv = multipv;
         for (int k = 0; k < multipv; k++) fill_line(&out->pvs[k], &e->root[k]);
@@ -820,12 +827,8 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         e->root[0].score > -SCORE_INF)
         fill_line(&out->pvs[0], &e->root[0]);
     out->complete = !e->stopped && !cut_short;
-    if (!proven_plies && e->vct_open && (final_deadline || final_nodes)) {
-        e->deadline_ns = final_deadline;
-        e->node_limit = final_nodes;
-        e->stopped = false;
-        check_limits(e);
-        if (final_deadline) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
+    if (!proven_plies && e->vct_open && cut_short) {
+        if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
         if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len);
         e->threat_deadline_ns = 0;
     }

@@ -36,7 +36,8 @@ struct Engine {
     uint64_t node_limit;           /* 0 = none */
     const atomic_bool *stop;
     int nroot;
-    bool vct_open; /* the root VCT ran out of budget without an answer */
+    bool vct_open;        /* the root VCT ran out of budget without an answer */
+    bool first_iteration; /* limits are not polled until depth 1 is done */
     Move killers[MAX_PLY][2];
     Score eval[MAX_PLY + 1]; /* static eval by ply (from the side to move there) */
     int pvlen[MAX_PLY];
