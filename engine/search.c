@@ -96,13 +96,17 @@ static bool threat_should_stop(void *ctx)
     return e->stopped || (e->threat_deadline_ns && search_now_ns() >= e->threat_deadline_ns);
 }
 
+/* The threat table's salt: a fresh search forgets earlier searches' numbers
+ * unless the engine is persistent. */
+static uint64_t threat_salt(const Engine *e) { return e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull; }
+
 /* Runs a threat search for the side to move on e->board, charging its nodes
  * to the search. Returns plies to the five or 0. */
 static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len)
 {
     ThreatSearch ts = {
         .b = &e->board,
-        .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
+        .salt = threat_salt(e),
         .cache = e->threat_cache,
         .cache_mask = e->threat_mask,
         .budget = budget,
@@ -548,7 +552,7 @@ static void complete_mate_line(Engine *e, PvLine *l)
         if (b->to_move == winner) {
             if (!movegen_five_points(b, winner, &m, 1)) {
                 ThreatSearch ts = {.b = b, .cache = e->threat_cache, .cache_mask = e->threat_mask,
-                                   .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
+                                   .salt = threat_salt(e),
                                    .budget = COMPLETE_NODES, .quiet_plies = ROOT_QUIET_PLIES};
                 Move t[THREAT_MAX_LINE];
                 int tl = 0, room = ENGINE_MAX_PV - n;
