@@ -34,17 +34,18 @@ SERVER_LIB = $(BUILD)/libserver.a
 GOMOKUD = $(BUILD)/bin/gomokud
 PBRAIN = $(BUILD)/bin/pbrain-gomokud
 BENCH_CORE = $(BUILD)/bin/bench-core
-TUNE_EVAL = $(BUILD)/bin/tune-eval
+TRAIN_EVAL = $(BUILD)/bin/train-eval
+GEN_DATA = $(BUILD)/bin/gen-data
 UNIT = $(BUILD)/bin/unit-tests
 
-ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/tune_eval.c)
+ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c)
 
-.PHONY: all deps build run test test-unit test-asan bench clean clang
+.PHONY: all deps build run test test-unit test-asan bench clean clang selfplay-data train
 
 all: deps
 	$(MAKE) --no-print-directory build
 
-build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE) $(TUNE_EVAL)
+build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE) $(TRAIN_EVAL) $(GEN_DATA)
 
 deps:
 	@scripts/deps.sh build
@@ -73,7 +74,11 @@ $(PBRAIN): $(BUILD)/server/pbrain_main.o $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
 
-$(TUNE_EVAL): $(BUILD)/tools/tune_eval.o $(ENGINE_LIB)
+$(TRAIN_EVAL): $(BUILD)/tools/train_eval.o $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(GEN_DATA): $(BUILD)/tools/gen_data.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
@@ -84,6 +89,19 @@ $(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 $(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOKUD) $(PBRAIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(filter %.o %.a,$^) -o $@ -lcriterion -lcurl $(LIBS_SERVER) $(LDLIBS_ALL)
+
+# The evaluation's data and fit (see README, "Training the evaluation").
+# The games are not committed; the tables the fit writes are.
+SELFPLAY_DIR ?= data/selfplay
+TRAIN_ARGS ?=
+selfplay-data: deps
+	$(MAKE) --no-print-directory $(GEN_DATA)
+	GEN_DATA=$(GEN_DATA) SELFPLAY_DIR=$(SELFPLAY_DIR) tools/selfplay_data.sh
+
+train: deps
+	$(MAKE) --no-print-directory $(TRAIN_EVAL)
+	$(TRAIN_EVAL) --out engine/eval_tables.c $(TRAIN_ARGS) $(SELFPLAY_DIR)/*.games
+	$(MAKE) --no-print-directory build
 
 run: deps
 	$(MAKE) --no-print-directory $(GOMOKUD)

@@ -93,12 +93,13 @@ static inline void flip_kinds(Board *b, int side, const Cell *c, unsigned kinds)
 
 static inline void count_cell(Board *b, const Cell *c, int delta)
 {
+    for (int side = 0; side < 2; side++) {
+        const int16_t *v = b->etab[side][pattern_code(c->pat4[side])];
+        b->esum[side][EVAL_MOVER] += delta * v[EVAL_MOVER];
+        b->esum[side][EVAL_WAITER] += delta * v[EVAL_WAITER];
+    }
     flip_kinds(b, 0, c, threat_kinds(c->threat[0]));
     flip_kinds(b, 1, c, threat_kinds(c->threat[1]));
-    for (int d = 0; d < 4; d++) {
-        b->pcount[0][c->pat4[0] >> (4 * d) & 15] += delta;
-        b->pcount[1][c->pat4[1] >> (4 * d) & 15] += delta;
-    }
     b->tcount[0][c->threat[0]] += delta;
     b->tcount[1][c->threat[1]] += delta;
 }
@@ -106,9 +107,11 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
 /* One side's pattern of an empty cell in direction d changed from o to n. */
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
-    b->pcount[side][o]--;
-    b->pcount[side][n]++;
+    const int16_t *ov = b->etab[side][pattern_code(c->pat4[side])];
     c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+    const int16_t *nv = b->etab[side][pattern_code(c->pat4[side])];
+    b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
+    b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
     uint8_t t = c->threat[side], nt = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
     if (t == nt) return;
     c->threat[side] = nt;
@@ -237,9 +240,10 @@ static void build_empty(Board *b, int size, Rule rule)
 
 void board_rebuild(Board *b)
 {
-    memset(b->pcount, 0, sizeof b->pcount);
     memset(b->tcount, 0, sizeof b->tcount);
     memset(b->tbits, 0, sizeof b->tbits);
+    memset(b->esum, 0, sizeof b->esum);
+    for (int side = 0; side < 2; side++) b->etab[side] = eval_code_value[eval_set(b->rule, (Color)(side + 1))];
     b->key = zobrist_setup[b->rule][b->size] ^ (b->to_move == WHITE ? zobrist_side : 0);
     b->x0 = b->y0 = BOARD_MAX_SIZE;
     b->x1 = b->y1 = -1;

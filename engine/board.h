@@ -24,6 +24,7 @@
 #ifndef GOMOKUD_BOARD_H
 #define GOMOKUD_BOARD_H
 
+#include "eval_tables.h"
 #include "pattern.h"
 #include "types.h"
 
@@ -51,8 +52,11 @@ typedef struct {
     int nmoves;
     uint64_t key;                       /* Zobrist key of stones, side to move, rule and size */
     int x0, y0, x1, y1;                 /* bounding box of the stones (x0 > x1 when empty) */
-    int pcount[2][P_COUNT];             /* (empty cell, direction) pairs per pattern, per side */
     int tcount[2][T_COUNT];             /* empty cells per threat level, per side */
+    /* Per side and role (EVAL_MOVER, EVAL_WAITER): the sum over empty cells
+     * of the side's code values (eval_tables.h), from the tables in etab. */
+    int32_t esum[2][EVAL_ROLES];
+    const int16_t (*etab[2])[EVAL_ROLES];
     BoardUndo history[BOARD_MAX_MOVES]; /* moves played, oldest first */
     /* Candidate area, one byte a point so scans are cheap: the number of
      * stones in the neighbourhood, plus AREA_TAKEN on stones and walls. A

@@ -1,11 +1,13 @@
 /*
- * eval.h - static evaluation from the board's pattern counts.
+ * eval.h - static evaluation from pattern combination codes.
  *
- * The board keeps, per side, how many (empty point, direction) pairs hold
- * each line pattern and how many empty points hold each threat level; the
- * evaluation is a weighted difference of those counts, so it costs a few
- * dozen multiply-adds whatever the position. Tactics (fives, fours, forced
- * replies) are the search's business; this only values shape.
+ * Every empty point has, per side, the code of its four line patterns
+ * (pattern.h); a table learned from self-play games (eval_tables.h) gives
+ * each code a value for the side to move and one for the side that waits.
+ * The board keeps the sums of those values up to date on every play and
+ * undo, so the evaluation is a subtraction whatever the position. Tactics
+ * (fives, fours, forced replies) are the search's business; this only values
+ * shape.
  */
 #ifndef GOMOKUD_EVAL_H
 #define GOMOKUD_EVAL_H
@@ -21,9 +23,5 @@ Score eval_static(const Board *b);
 /* Value of one side's shape alone, from that side's counts, as the side
  * without the move. */
 Score eval_side(const Board *b, Color side);
-
-/* The weights, for the tuner (tools/tune_eval.c): own[] and opp[] get
- * P_COUNT pattern weights then T_COUNT threat weights each. */
-void eval_weights(double *own, double *opp, double *tempo);
 
 #endif

@@ -171,11 +171,45 @@ static Threat combine(uint16_t pat4, bool renju_black)
     return T_NONE;
 }
 
+const uint16_t *pattern_code_table;
+static uint16_t code_patterns[PATTERN_CODES]; /* ascending patterns packed as a pat4 */
+
+void pattern_code_patterns(unsigned code, Pattern out[4])
+{
+    uint16_t v = code < PATTERN_CODES ? code_patterns[code] : 0;
+    for (int d = 0; d < 4; d++) out[d] = (Pattern)(v >> (4 * d) & 15);
+}
+
+/* Numbers the multisets in lexicographic order of their ascending patterns
+ * and maps every packed pat4 (in any order) to its multiset's number; pat4
+ * values with a nibble past P_COUNT never occur and map to 0. */
+static void build_codes(uint16_t *table)
+{
+    unsigned n = 0;
+    for (unsigned a = 0; a < P_COUNT; a++)
+        for (unsigned b = a; b < P_COUNT; b++)
+            for (unsigned c = b; c < P_COUNT; c++)
+                for (unsigned d = c; d < P_COUNT; d++) code_patterns[n++] = (uint16_t)(a | b << 4 | c << 8 | d << 12);
+    memset(table, 0, 65536 * sizeof *table);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned p[4];
+        for (int k = 0; k < 4; k++) p[k] = code_patterns[i] >> (4 * k) & 15;
+        /* every ordering of the four: 24 permutations (repeats write the same) */
+        static const uint8_t perm[24][4] = {
+            {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+            {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+            {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+            {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
+        for (int q = 0; q < 24; q++)
+            table[p[perm[q][0]] | p[perm[q][1]] << 4 | p[perm[q][2]] << 8 | p[perm[q][3]] << 12] = (uint16_t)i;
+    }
+}
+
 bool pattern_init(void)
 {
     if (tables_storage) return true;
     uint8_t *memo = malloc(2 * (size_t)MEMO_SIZE);
-    uint8_t *store = malloc((1u << 16) + 2 * (size_t)PATTERN_KEYS + 2 * 65536);
+    uint8_t *store = malloc((1u << 16) + 2 * (size_t)PATTERN_KEYS + 2 * 65536 + 65536 * sizeof(uint16_t));
     if (!memo || !store) {
         free(memo);
         free(store);
@@ -208,6 +242,8 @@ bool pattern_init(void)
         threat_table[m] = t;
         t += 65536;
     }
+    build_codes((uint16_t *)(void *)t);
+    pattern_code_table = (const uint16_t *)(void *)t;
     free(memo);
     tables_storage = store;
     return true;

@@ -105,6 +105,18 @@ static inline Threat threat_of(uint16_t pat4, bool renju_black)
     return (Threat)threat_table[renju_black][pat4];
 }
 
+/* Pattern combination codes: the unordered four patterns of a point for one
+ * side, numbered 0..PATTERN_CODES-1 (multisets of four of the 14 patterns:
+ * C(17, 4) = 2380). The evaluation's tables are indexed by them. Index the
+ * table with a packed pat4 as for threat_of. */
+#define PATTERN_CODES 2380
+extern const uint16_t *pattern_code_table;
+
+static inline unsigned pattern_code(uint16_t pat4) { return pattern_code_table[pat4]; }
+
+/* The four patterns of a code, in ascending order. */
+void pattern_code_patterns(unsigned code, Pattern out[4]);
+
 /* Threat levels that make a four (a point to block next move) and those that
  * make an open three without a four (a straight four threatened). */
 static inline bool threat_is_four(Threat t) { return t == T_B4 || t == T_B4P || t == T_B4F3 || t == T_F4; }

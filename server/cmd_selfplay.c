@@ -8,7 +8,6 @@
  *   gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS | --nodes N]
  *                    [--games N] [--rule R] [--threads N] [--max-moves N]
  *                    [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE]
- *                    [--positions FILE]
  * FEATURES: "all" or a comma list of nopvs, nott, noordering, nothreats, nohorizon,
  *           nofutility, nomovecount, nolmr;
  * "plain" means nopvs,nott,noordering (plain alpha-beta with static order).
@@ -170,7 +169,6 @@ typedef struct {
     double elo0, elo1, alpha, beta, lower, upper, llr;
     int pairs, ptnml[5], verdict; /* ptnml[A's points x2 in the pair]; verdict +1 H1, -1 H0 */
     FILE *log;
-    FILE *positions; /* --positions: quiet positions with their game's result */
     int nopenings;
     Opening openings[MAX_OPENINGS];
 } Match;
@@ -237,7 +235,7 @@ static bool parse_features(const char *s, unsigned *out)
 
 /* Plays game g; returns +1 when A wins, 0 for a draw, -1 when B wins, and
  * the number of stones on the board at the end in *stones. */
-static int play_game(Match *m, Engine *a, Engine *b, int g, int *stones, Position *game)
+static int play_game(Match *m, Engine *a, Engine *b, int g, int *stones)
 {
     bool a_black = g % 2 == 0;
     Position p = {.rule = m->rule, .size = 15, .ordered = true};
@@ -267,7 +265,6 @@ static int play_game(Match *m, Engine *a, Engine *b, int g, int *stones, Positio
         }
     }
     *stones = p.nmoves;
-    *game = p;
     return outcome;
 }
 
@@ -300,35 +297,6 @@ static void record(Match *m, int g, int r, int stones)
     pthread_mutex_unlock(&m->lock);
 }
 
-/* Writes the quiet positions of a finished game (no five, straight four or
- * four-three point for either side: the search decides those, not the
- * evaluation) as lines of the result for the side to move (1, 0.5, 0) and
- * its pattern and threat counts, then the opponent's: the data an
- * evaluation is fitted to (tools/tune_eval.c). Caller holds m->lock. */
-static void dump_positions(Match *m, const Position *p, int first, Color winner)
-{
-    Board board;
-    board_reset(&board, p->size, p->rule);
-    for (int i = 0; i < p->nmoves; i++) {
-        if (i >= first) {
-            int me = board.to_move - 1, op = 1 - me;
-            bool quiet = true;
-            for (int c = 0; c < 2; c++)
-                quiet &= !board.tcount[c][T_FIVE] && !board.tcount[c][T_F4] && !board.tcount[c][T_B4F3];
-            if (quiet) {
-                fprintf(m->positions, "%s", winner == EMPTY ? "0.5" : winner == board.to_move ? "1" : "0");
-                for (int side = 0; side < 2; side++) {
-                    int c = side == 0 ? me : op;
-                    for (int k = 0; k < P_COUNT; k++) fprintf(m->positions, " %d", board.pcount[c][k]);
-                    for (int k = 0; k < T_COUNT; k++) fprintf(m->positions, " %d", board.tcount[c][k]);
-                }
-                fputc('\n', m->positions);
-            }
-        }
-        board_play(&board, p->moves[i]);
-    }
-}
-
 static void *worker(void *arg)
 {
     Match *m = arg;
@@ -342,16 +310,8 @@ static void *worker(void *arg)
         int g = atomic_load(&m->next);
         if (g >= m->games || (g % 2 == 0 && atomic_load(&m->stop))) break;
         if (!atomic_compare_exchange_weak(&m->next, &g, g + 1)) continue;
-        static _Thread_local Position game;
-        int stones, r = play_game(m, a, b, g, &stones, &game);
+        int stones, r = play_game(m, a, b, g, &stones);
         record(m, g, r, stones);
-        if (m->positions) {
-            bool a_black = g % 2 == 0;
-            Color winner = r == 0 ? EMPTY : (r > 0) == a_black ? BLACK : WHITE;
-            pthread_mutex_lock(&m->lock);
-            dump_positions(m, &game, m->openings[(g / 2) % m->nopenings].n, winner);
-            pthread_mutex_unlock(&m->lock);
-        }
     }
 done:
     engine_free(a);
@@ -397,7 +357,7 @@ static double seconds_since(const struct timespec *t0)
 static const char usage[] =
     "usage: gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS | --nodes N] [--games N]\n"
     "                        [--rule freestyle|standard|renju] [--threads N] [--max-moves N]\n"
-    "                        [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE] [--positions FILE]\n"
+    "                        [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE]\n"
     "FEATURES: all, or a comma list of nopvs, nott, noordering, nothreats, nohorizon,\n"
                    "          nofutility, nomovecount, nolmr, plain\n"
     "  --time-ms MS      time per move (default 50)\n"
@@ -410,9 +370,7 @@ static const char usage[] =
     "                    stronger than B, H1: E1 (E0 < E1); no new pair starts once decided\n"
     "                    (at the earliest after 5 pairs)\n"
     "  --alpha, --beta   its error rates (default 0.05 each)\n"
-    "  --log FILE        also append every game line and the summary to FILE, flushed\n"
-    "  --positions FILE  append every quiet position with its game's result to FILE\n"
-    "                    (the data tools/tune_eval.c fits the evaluation to)\n";
+    "  --log FILE        also append every game line and the summary to FILE, flushed\n";
 
 int cmd_selfplay(int argc, char **argv)
 {
@@ -427,7 +385,7 @@ int cmd_selfplay(int argc, char **argv)
     m.fb = "plain";
     long threads = 2, v;
     bool time_given = false;
-    const char *log_path = NULL, *positions_path = NULL;
+    const char *log_path = NULL;
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
@@ -454,16 +412,11 @@ int cmd_selfplay(int argc, char **argv)
         else if (!strcmp(a, "--beta") && parse_double(val, '\0', &m.beta, NULL) && m.beta > 0 && m.beta < 0.5)
             continue;
         else if (!strcmp(a, "--log")) log_path = val;
-        else if (!strcmp(a, "--positions")) positions_path = val;
         else goto bad;
     }
     if (!parse_features(m.fa, &m.disable_a) || !parse_features(m.fb, &m.disable_b) || (time_given && m.nodes > 0))
         goto bad;
     selfplay_sprt_bounds(m.alpha, m.beta, &m.lower, &m.upper);
-    if (positions_path && !(m.positions = fopen(positions_path, "a"))) {
-        fprintf(stderr, "gomokud selfplay: cannot open %s: %s\n", positions_path, strerror(errno));
-        return 1;
-    }
     if (log_path) {
         if (!(m.log = fopen(log_path, "a"))) {
             fprintf(stderr, "gomokud selfplay: cannot open %s: %s\n", log_path, strerror(errno));
@@ -533,7 +486,6 @@ int cmd_selfplay(int argc, char **argv)
 out:
     free(m.result);
     if (m.log) fclose(m.log);
-    if (m.positions) fclose(m.positions);
     return rc;
 bad:
     fprintf(stderr, "gomokud selfplay: bad arguments (see gomokud selfplay --help)\n");

@@ -1,6 +1,8 @@
 /* Static evaluation: side-to-move relative, driven by shape. */
 #include <criterion/criterion.h>
 
+#include <string.h>
+
 #include "engine/eval.h"
 #include "support.h"
 
@@ -49,4 +51,92 @@ Test(eval, the_score_stays_within_its_bound)
                    "a5 c5 e5 g5 i5 k5 m5 o5 q5 s5 u5 w5 y5 a7 c7 e7 g7 i7 k7 m7 o7 q7 s7 u7 w7 y7", BLACK);
     Score v = eval_static(&b);
     cr_assert(v <= EVAL_MAX && v >= -EVAL_MAX);
+}
+
+/* Codes: every ordering of four patterns gets the code of their multiset,
+ * and the codes number the 2380 multisets one to one. */
+Test(eval, pattern_codes_number_the_unordered_four_patterns)
+{
+    support_init();
+    static bool used[PATTERN_CODES];
+    int distinct = 0;
+    for (unsigned k = 0; k < 65536; k++) {
+        unsigned p[4] = {k & 15, k >> 4 & 15, k >> 8 & 15, k >> 12};
+        if (p[0] >= P_COUNT || p[1] >= P_COUNT || p[2] >= P_COUNT || p[3] >= P_COUNT) continue;
+        unsigned code = pattern_code((uint16_t)k);
+        cr_assert_lt(code, PATTERN_CODES);
+        /* a rotation and a swap of the pat4 give the same code */
+        uint16_t rot = (uint16_t)(p[1] | p[2] << 4 | p[3] << 8 | p[0] << 12);
+        uint16_t swp = (uint16_t)(p[1] | p[0] << 4 | p[2] << 8 | p[3] << 12);
+        cr_assert_eq(pattern_code(rot), code);
+        cr_assert_eq(pattern_code(swp), code);
+        Pattern q[4];
+        pattern_code_patterns(code, q);
+        unsigned want[P_COUNT] = {0}, got[P_COUNT] = {0};
+        for (int d = 0; d < 4; d++) want[p[d]]++, got[q[d]]++;
+        cr_assert(!memcmp(want, got, sizeof want), "code %u does not give back pat4 %04x", code, k);
+        cr_assert(q[0] <= q[1] && q[1] <= q[2] && q[2] <= q[3]);
+        if (!used[code]) used[code] = true, distinct++;
+    }
+    cr_assert_eq(distinct, PATTERN_CODES);
+}
+
+/* The generated tables: shapeless codes are worth nothing, shape is worth
+ * something, and a double three is worth more than one open three. */
+Test(eval, the_tables_value_shape_and_nothing_else)
+{
+    support_init();
+    for (int s = 0; s < EVAL_SETS; s++) {
+        for (unsigned c = 0; c < PATTERN_CODES; c++) {
+            Pattern p[4];
+            pattern_code_patterns(c, p);
+            if (p[3] <= P_F1) cr_assert(!eval_code_value[s][c][EVAL_MOVER] && !eval_code_value[s][c][EVAL_WAITER]);
+        }
+        uint16_t three = P_F3, two_threes = P_F3 | P_F3 << 4;
+        if (s != EVAL_SET_RENJU_BLACK)
+            cr_assert_gt(eval_code_value[s][pattern_code(two_threes)][EVAL_MOVER],
+                         eval_code_value[s][pattern_code(three)][EVAL_MOVER], "set %d", s);
+        cr_assert_gt(eval_code_value[s][pattern_code(three)][EVAL_WAITER], 0, "set %d", s);
+    }
+}
+
+/* The 8 symmetries of the square leave the evaluation unchanged. */
+static Move transform(Move m, int size, int t)
+{
+    int x = MOVE_X(m), y = MOVE_Y(m), n = size - 1;
+    if (t & 1) x = n - x;
+    if (t & 2) y = n - y;
+    if (t & 4) {
+        int z = x;
+        x = y;
+        y = z;
+    }
+    return MOVE_XY(x, y);
+}
+
+Test(eval, the_eight_symmetries_give_the_same_evaluation)
+{
+    support_init();
+    static Board t;
+    uint64_t seed = 99;
+    for (int game = 0; game < 60; game++) {
+        Rule rule = (Rule)(game % RULE_COUNT);
+        int size = game % 2 ? 15 : 13;
+        Move moves[40];
+        int n = 0;
+        cr_assert(board_reset(&b, size, rule));
+        while (n < 8 + game % 25) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            Move m = MOVE_XY((int)(seed >> 33) % size, (int)(seed >> 45) % size);
+            if (!board_empty(&b, m) || board_makes_five(&b, m, b.to_move)) continue;
+            board_play(&b, m);
+            moves[n++] = m;
+        }
+        Score v = eval_static(&b);
+        for (int s = 1; s < 8; s++) {
+            cr_assert(board_reset(&t, size, rule));
+            for (int i = 0; i < n; i++) board_play(&t, transform(moves[i], size, s));
+            cr_assert_eq(eval_static(&t), v, "game %d, symmetry %d", game, s);
+        }
+    }
 }

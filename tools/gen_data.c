@@ -1,0 +1,165 @@
+/*
+ * gen_data.c - self-play games for fitting the evaluation (`make selfplay-data`).
+ *
+ *   build/bin/gen-data --rule renju --games 4000 --nodes 8000 --shard 3 --out data/renju-3.games
+ *
+ * Plays games of the current engine against itself at a fixed node count
+ * per move from random openings and appends one line per finished game:
+ *
+ *   <rule> <result B|W|D> <opening stones> <move> <move> ...
+ *
+ * moves in notation (h8), black first. Everything is a function of the rule,
+ * shard and game number: game i of shard k starts from an opening drawn from
+ * the seed (k, i) and is then played by one engine that forgets everything
+ * between games, at a fixed node count, so it is deterministic. The file is
+ * the checkpoint: a run counts the games already in it and goes on from the
+ * next one, so an interrupted shard resumes where it stopped and a finished
+ * one costs nothing to run again.
+ *
+ * Openings: two to six stones placed alternately on random points of the
+ * 7x7 centre (renju: none of black's forbidden), kept when a short search
+ * gives neither side a forced win or a large score; the margin is loose
+ * because every position is labelled with its own game's result anyway.
+ * A game ends at a five, at a full board (draw), or as soon as the engine
+ * announces a proven win: the rest is a forced line of fours and threes,
+ * positions the evaluation is never asked about.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/board.h"
+#include "engine/engine.h"
+#include "engine/rules.h"
+
+#define GEN_TT_MIB 16
+#define OPENING_NODES 3000
+#define OPENING_BALANCE 250
+#define OPENING_TRIES 1000
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static bool make_opening(Engine *e, Rule rule, uint64_t seed, Position *p)
+{
+    for (int t = 0; t < OPENING_TRIES; t++) {
+        uint64_t s = mix(mix(seed) + (uint64_t)t); /* not seed ^ mix(t): symmetric in game and try */
+        Board b;
+        board_reset(&b, 15, rule);
+        *p = (Position){.rule = rule, .size = 15, .ordered = true};
+        int stones = 2 + (int)(s % 5);
+        for (int guard = 0; p->nmoves < stones && guard < 200; guard++) {
+            s = mix(s);
+            Move m = MOVE_XY(4 + (int)(s % 7), 4 + (int)((s >> 8) % 7));
+            if (!board_empty(&b, m) || !rules_is_legal(&b, m) || board_makes_five(&b, m, b.to_move)) continue;
+            board_play(&b, m);
+            p->moves[p->nmoves++] = m;
+        }
+        if (p->nmoves < stones) continue;
+        EngineResult r;
+        engine_clear(e);
+        if (engine_analyze(e, p, &(Limits){.nodes = OPENING_NODES}, &r, NULL) != POSITION_OK) continue;
+        if (r.mate || r.score > OPENING_BALANCE || r.score < -OPENING_BALANCE) continue;
+        return true;
+    }
+    return false;
+}
+
+/* Plays one game from p; returns the winner (EMPTY for a draw). */
+static Color play(Engine *e, Position *p, int64_t nodes)
+{
+    Board b;
+    board_reset(&b, p->size, p->rule);
+    for (int i = 0; i < p->nmoves; i++) board_play(&b, p->moves[i]);
+    engine_clear(e);
+    while (!board_full(&b)) {
+        EngineResult r;
+        if (engine_analyze(e, p, &(Limits){.nodes = nodes}, &r, NULL) != POSITION_OK || r.best_move == MOVE_NONE ||
+            !rules_is_legal(&b, r.best_move))
+            return EMPTY;
+        if (r.mate > 0) return b.to_move;
+        if (r.mate < 0) return OPPONENT(b.to_move);
+        bool five = board_makes_five(&b, r.best_move, b.to_move);
+        Color mover = b.to_move;
+        board_play(&b, r.best_move);
+        p->moves[p->nmoves++] = r.best_move;
+        if (five) return mover;
+    }
+    return EMPTY;
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int n = 0, c, last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        if (c == '\n') n++;
+        last = c;
+    }
+    fclose(f);
+    if (last != '\n') {
+        fprintf(stderr, "gen-data: %s ends in a partial line; remove it and run again\n", path);
+        return -1;
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    Rule rule = RULE_FREESTYLE;
+    long games = 1000, nodes = 8000, shard = 0;
+    const char *out = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *a = argv[i], *v = argv[i + 1];
+        if (!strcmp(a, "--rule") && rule_parse(v, &rule)) continue;
+        else if (!strcmp(a, "--games")) games = strtol(v, NULL, 10);
+        else if (!strcmp(a, "--nodes")) nodes = strtol(v, NULL, 10);
+        else if (!strcmp(a, "--shard")) shard = strtol(v, NULL, 10);
+        else if (!strcmp(a, "--out")) out = v;
+        else {
+            fprintf(stderr, "gen-data: unknown argument %s\n", a);
+            return 2;
+        }
+    }
+    if (!out || games < 1 || nodes < 100 || shard < 0 || argc % 2 == 0) {
+        fprintf(stderr, "usage: gen-data --out FILE [--rule R] [--games N] [--nodes N] [--shard K]\n");
+        return 2;
+    }
+    int done = count_lines(out);
+    if (done < 0) return 1;
+    if (done >= games) return 0;
+    if (!engine_init()) return 1;
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = GEN_TT_MIB, .persistent = true});
+    FILE *f = fopen(out, "a");
+    if (!e || !f) {
+        fprintf(stderr, "gen-data: cannot start (%s)\n", f ? "out of memory" : strerror(errno));
+        return 1;
+    }
+    for (long g = done; g < games; g++) {
+        static Position p;
+        uint64_t seed = mix(((uint64_t)rule << 56) ^ ((uint64_t)shard << 32) ^ (uint64_t)g);
+        if (!make_opening(e, rule, seed, &p)) {
+            fprintf(stderr, "gen-data: no opening for game %ld\n", g);
+            return 1;
+        }
+        int first = p.nmoves;
+        Color w = play(e, &p, nodes);
+        fprintf(f, "%s %c %d", rule_name(rule), w == BLACK ? 'B' : w == WHITE ? 'W' : 'D', first);
+        for (int i = 0; i < p.nmoves; i++) {
+            char buf[8];
+            fprintf(f, " %s", move_to_notation(p.moves[i], p.size, buf));
+        }
+        fputc('\n', f);
+        fflush(f);
+    }
+    fclose(f);
+    engine_free(e);
+    return 0;
+}
