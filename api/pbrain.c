@@ -302,6 +302,8 @@ static void append_score(char *buf, size_t cap, const PvLine *pv)
     size_t n = strlen(buf);
     if (pv->mate) snprintf(buf + n, cap - n, " score %d mate %+d", (int)pv->score, pv->mate);
     else snprintf(buf + n, cap - n, " score %d", (int)pv->score);
+    n = strlen(buf);
+    snprintf(buf + n, cap - n, " winrate %.3f", engine_winrate(pv->score, pv->mate));
 }
 
 /* MESSAGE lines after each completed iteration (search thread, no lock). */

@@ -7,6 +7,7 @@
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <math.h>
 
 #include "api/api.h"
 #include "engine/board.h"
@@ -54,13 +55,19 @@ static cJSON *move_array(const Move *moves, int n, int size)
 
 static cJSON *mate_value(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_CreateNull(); }
 
+/* Three decimals, as a number. */
+static cJSON *winrate_value(Score score, int mate)
+{
+    return cJSON_CreateNumber(round(engine_winrate(score, mate) * 1000) / 1000);
+}
+
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static cJSON *pv_object(const PvLine *line, int size)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = put(o, "move", move_value(line->move, size)) && put(o, "score", cJSON_CreateNumber(line->score)) &&
-              put(o, "mate", mate_value(line->mate)) &&
+              put(o, "winrate", winrate_value(line->score, line->mate)) && put(o, "mate", mate_value(line->mate)) &&
               put(o, "pv", move_array(line->pv, clamp(line->pv_len, 0, ENGINE_MAX_PV), size));
     if (!ok) {
         cJSON_Delete(o);
@@ -83,7 +90,7 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          put(o, "board_size", cJSON_CreateNumber(size)) &&
          put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
          put(o, "best_move", move_value(res->best_move, size)) && put(o, "score", cJSON_CreateNumber(res->score)) &&
-         put(o, "mate", mate_value(res->mate)) &&
+         put(o, "winrate", winrate_value(res->score, res->mate)) && put(o, "mate", mate_value(res->mate)) &&
          put(o, "pv", npv ? move_array(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                           : cJSON_CreateArray());
     for (int i = 0; ok && i < npv; i++) ok = push(pvs, pv_object(&res->pvs[i], size));

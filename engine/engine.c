@@ -1,6 +1,7 @@
 /* engine.c - the facade (see engine.h). */
 #include "engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,13 @@ void engine_clear(Engine *e)
 }
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }
+
+double engine_winrate(Score score, int mate)
+{
+    if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
+    if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
+    return 1 / (1 + exp(-(double)score / eval_winrate_scale));
+}
 
 int engine_mate_moves(Score s)
 {

@@ -150,4 +150,9 @@ PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits,
 /* Mate distance in moves of a score: +N, -N or 0 (see above). */
 int engine_mate_moves(Score s);
 
+/* The side to move's chance of winning for a score (mate: the line's mate
+ * count): 1 for a proven win, 0 for a proven loss, else the logistic curve
+ * the evaluation was fitted with, 1 / (1 + exp(-score / S)), so 0.5 at 0. */
+double engine_winrate(Score score, int mate);
+
 #endif

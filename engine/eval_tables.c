@@ -1211,3 +1211,4 @@ const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES] = {
 };
 
 const int16_t eval_tempo[EVAL_SETS] = {8, 8, 8, 8};
+const double eval_winrate_scale = 2000.0;

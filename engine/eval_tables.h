@@ -21,6 +21,8 @@ enum { EVAL_MOVER, EVAL_WAITER, EVAL_ROLES };
 extern const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES];
 /* Bonus for having the move, by the mover's set. */
 extern const int16_t eval_tempo[EVAL_SETS];
+/* S of the fit: sigmoid(eval / S) is the side to move's chance to win. */
+extern const double eval_winrate_scale;
 
 static inline int eval_set(Rule rule, Color c)
 {

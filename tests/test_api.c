@@ -2,6 +2,7 @@
  * the shape of the result JSON (read back with cJSON). */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,9 @@ Test(api, result_json_has_every_member_with_moves_in_notation)
     cr_assert_str_eq(member(j, "side_to_move")->valuestring, "black");
     cr_assert_str_eq(member(j, "best_move")->valuestring, "h8");
     cr_assert_eq(member(j, "score")->valuedouble, 123);
+    double wr = member(j, "winrate")->valuedouble;
+    cr_assert(wr > 0.5 && wr < 1 && fabs(wr - engine_winrate(123, 0)) < 0.0005 && wr * 1000 == round(wr * 1000),
+              "winrate %g: three decimals of the curve", wr);
     cr_assert(cJSON_IsNull(member(j, "mate")));
     expect_moves(member(j, "pv"), (const char *const[]){"h8", "i9", "j10"}, 3);
     const cJSON *pvs = member(j, "pvs");
@@ -506,6 +510,7 @@ Test(api, result_json_has_every_member_with_moves_in_notation)
     cr_assert_str_eq(member(second, "move")->valuestring, "g7");
     cr_assert_eq(member(second, "score")->valuedouble, -SCORE_MATE + 5);
     cr_assert_eq(member(second, "mate")->valuedouble, -3);
+    cr_assert_eq(member(second, "winrate")->valuedouble, 0, "a proven loss");
     expect_moves(member(second, "pv"), (const char *const[]){"g7"}, 1);
     cr_assert(cJSON_IsNull(member(cJSON_GetArrayItem(pvs, 0), "mate")));
     cr_assert_eq(member(j, "depth")->valuedouble, 7);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/eval.h"
 #include "support.h"
 
@@ -139,4 +140,20 @@ Test(eval, the_eight_symmetries_give_the_same_evaluation)
             cr_assert_eq(eval_static(&t), v, "game %d, symmetry %d", game, s);
         }
     }
+}
+
+/* The win rate: 0.5 at 0, rising with the score, 1 and 0 for proven results. */
+Test(eval, the_win_rate_is_monotone_in_the_score_and_certain_for_proofs)
+{
+    cr_assert_float_eq(engine_winrate(0, 0), 0.5, 1e-12);
+    double last = 0;
+    for (Score s = -EVAL_MAX; s <= EVAL_MAX; s += 50) {
+        double w = engine_winrate(s, 0);
+        cr_assert(w >= last && w >= 0 && w <= 1, "score %d: %g after %g", s, w, last);
+        cr_assert_float_eq(w + engine_winrate(-s, 0), 1.0, 1e-12, "symmetric at %d", s);
+        last = w;
+    }
+    cr_assert_gt(engine_winrate(400, 0), engine_winrate(100, 0));
+    cr_assert_eq(engine_winrate(SCORE_MATE - 9, 5), 1.0);
+    cr_assert_eq(engine_winrate(-SCORE_MATE + 9, -5), 0.0);
 }

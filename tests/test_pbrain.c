@@ -498,7 +498,8 @@ Test(pbrain, message_lines_show_depth_score_and_pv_up_to_max_depth, .init = setu
         int d;
         if (sscanf(out.lines[i], "MESSAGE depth %d", &d) != 1) continue;
         cr_assert_eq(d, depth + 1, "depths come in order: '%s'", out.lines[i]);
-        cr_assert(strstr(out.lines[i], " score ") && strstr(out.lines[i], " pv "), "'%s'", out.lines[i]);
+        cr_assert(strstr(out.lines[i], " score ") && strstr(out.lines[i], " winrate 0.") && strstr(out.lines[i], " pv "),
+                  "'%s'", out.lines[i]);
         depth = d, lines++;
     }
     pthread_mutex_unlock(&out.mu);

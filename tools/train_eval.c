@@ -68,6 +68,7 @@ static const int opp_threat[T_COUNT] = {
     [T_B4F3] = 200, [T_F4] = 250,
 };
 #define PRIOR_TEMPO 8
+#define PRIOR_SCALE 2000.0 /* S of this prior on the first 1,263 games of gen-data */
 
 static int vindex(int set, int role, unsigned code) { return (set * PATTERN_CODES + (int)code) * EVAL_ROLES + role; }
 
@@ -293,7 +294,7 @@ static void write_tables(const char *path, const double *w, int argc, char **arg
     }
     fprintf(f, "};\n\nconst int16_t eval_tempo[EVAL_SETS] = {");
     for (int s = 0; s < EVAL_SETS; s++) fprintf(f, "%s%ld", s ? ", " : "", lround(w[NVALUES + s]));
-    fprintf(f, "};\n");
+    fprintf(f, "};\n\nconst double eval_winrate_scale = %.1f;\n", scale);
     fclose(f);
 }
 
@@ -331,7 +332,7 @@ int main(int argc, char **argv)
     }
     memcpy(w, w0, sizeof w);
     if (prior_only) {
-        write_tables(out, w, argc, argv, 0, 0, 0, 0, 0, 0, 0);
+        write_tables(out, w, argc, argv, PRIOR_SCALE, 0, 0, 0, 0, 0, 0);
         return 0;
     }
     for (int i = first_file; i < argc; i++) load(argv[i]);
@@ -379,6 +380,9 @@ int main(int argc, char **argv)
     /* the values the held-out games liked best (early stopping) */
     double lt = loss(best, scale, false, NULL), lv = loss(best, scale, true, NULL);
     fprintf(stderr, "train-eval: kept: loss %.5f, held out %.5f\n", lt, lv);
-    write_tables(out, best, argc, argv, scale, lt0, lv0, lt, lv, nsamples - nval, nval);
+    /* the win rate's S: refitted on the kept values (close to S) */
+    double wscale = fit_scale(best);
+    fprintf(stderr, "train-eval: win rate scale %.1f\n", wscale);
+    write_tables(out, best, argc, argv, wscale, lt0, lv0, lt, lv, nsamples - nval, nval);
     return 0;
 }
