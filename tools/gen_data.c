@@ -8,7 +8,9 @@
  *
  *   <rule> <result B|W|D> <opening stones> <move> <move> ...
  *
- * moves in notation (h8), black first. Everything is a function of the rule,
+ * moves in notation (h8), black first; each move the engine chose carries
+ * its search's score from the mover's view (h8/-35; a mate is +-30000 less
+ * its distance), a deeper opinion of the position than its static value. Everything is a function of the rule,
  * shard and game number: game i of shard k starts from an opening drawn from
  * the seed (k, i) and is then played by one engine that forgets everything
  * between games, at a fixed node count, so it is deterministic. The file is
@@ -71,8 +73,9 @@ static bool make_opening(Engine *e, Rule rule, uint64_t seed, Position *p)
     return false;
 }
 
-/* Plays one game from p; returns the winner (EMPTY for a draw). */
-static Color play(Engine *e, Position *p, int64_t nodes)
+/* Plays one game from p, with the search scores of the moves from the
+ * opening on in score[]; returns the winner (EMPTY for a draw). */
+static Color play(Engine *e, Position *p, int64_t nodes, Score *score)
 {
     Board b;
     board_reset(&b, p->size, p->rule);
@@ -85,6 +88,7 @@ static Color play(Engine *e, Position *p, int64_t nodes)
             return EMPTY;
         if (r.mate > 0) return b.to_move;
         if (r.mate < 0) return OPPONENT(b.to_move);
+        score[p->nmoves] = r.score;
         bool five = board_makes_five(&b, r.best_move, b.to_move);
         Color mover = b.to_move;
         board_play(&b, r.best_move);
@@ -150,11 +154,13 @@ int main(int argc, char **argv)
             return 1;
         }
         int first = p.nmoves;
-        Color w = play(e, &p, nodes);
+        static Score score[BOARD_MAX_MOVES];
+        Color w = play(e, &p, nodes, score);
         fprintf(f, "%s %c %d", rule_name(rule), w == BLACK ? 'B' : w == WHITE ? 'W' : 'D', first);
         for (int i = 0; i < p.nmoves; i++) {
             char buf[8];
             fprintf(f, " %s", move_to_notation(p.moves[i], p.size, buf));
+            if (i >= first) fprintf(f, "/%d", (int)score[i]);
         }
         fputc('\n', f);
         fflush(f);

@@ -45,6 +45,7 @@
 #define HOLD_OUT 20 /* one game in HOLD_OUT is for validation */
 #define DEFAULT_ITERATIONS 600
 #define DEFAULT_L2 2e-7
+#define DEFAULT_LAMBDA 0.5 /* weight of the result against the search's score */
 #define LEARNING_RATE 1.0
 #define NVALUES (EVAL_SETS * EVAL_ROLES * PATTERN_CODES)
 #define NPARAMS (NVALUES + EVAL_SETS) /* the values, then the tempo per set */
@@ -99,6 +100,8 @@ static bool frozen(int set, unsigned code, bool trained)
     return trained && set == EVAL_SET_RENJU_BLACK && threat_of(code_pat4(code), true) == T_FORBID;
 }
 
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
 /* ---- samples ------------------------------------------------------------- */
 
 typedef struct {
@@ -107,9 +110,11 @@ typedef struct {
 } Term;
 
 typedef struct {
-    float y;
+    float y;      /* the target: the result, or its blend with the search's score */
+    float result; /* the game's result for the side to move */
+    float score;  /* the search's score at the position (gen-data), if has_score */
     uint32_t first, n; /* terms[first .. first + n) */
-    bool held_out;
+    bool held_out, has_score;
 } Sample;
 
 static Term *terms;
@@ -145,7 +150,7 @@ static bool quiet(const Board *b)
     return true;
 }
 
-static void add_sample(const Board *b, double y, bool held_out)
+static void add_sample(const Board *b, double y, bool held_out, bool has_score, double score)
 {
     static int count[2][PATTERN_CODES];
     static unsigned seen[2][BOARD_MAX_MOVES];
@@ -171,7 +176,8 @@ static void add_sample(const Board *b, double y, bool held_out)
         }
     add_term((uint32_t)(NVALUES + set[0]), 1);
     samples = grow(samples, &cap_samples, nsamples + 1, sizeof *samples);
-    samples[nsamples++] = (Sample){(float)y, (uint32_t)first, (uint32_t)(nterms - first), held_out};
+    samples[nsamples++] = (Sample){(float)y, (float)y, (float)score, (uint32_t)first, (uint32_t)(nterms - first),
+                                   held_out, has_score};
 }
 
 static void load(const char *path)
@@ -192,11 +198,13 @@ static void load(const char *path)
         bool held_out = ngames++ % HOLD_OUT == HOLD_OUT - 1;
         int ply = 0;
         for (char *save = NULL, *tok = strtok_r(line + off, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+            char *slash = strchr(tok, '/');
+            if (slash) *slash = 0;
             Move m = move_parse(tok, 15);
             if (m == MOVE_NONE || !board_empty(&b, m)) break;
             if (ply >= first && quiet(&b)) {
                 double y = res == 'D' ? 0.5 : (res == 'B') == (b.to_move == BLACK) ? 1.0 : 0.0;
-                add_sample(&b, y, held_out);
+                add_sample(&b, y, held_out, slash != NULL, slash ? atof(slash + 1) : 0);
             }
             board_play(&b, m);
             ply++;
@@ -207,7 +215,6 @@ static void load(const char *path)
 
 /* ---- the fit ------------------------------------------------------------- */
 
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 static double value_of(const double *w, const Sample *s)
 {
@@ -235,7 +242,7 @@ static double loss(const double *w, double scale, bool held_out, double *grad)
         const Sample *s = &samples[k];
         if (s->held_out != held_out) continue;
         double p = sigmoid(value_of(w, s) / scale);
-        total += cross_entropy(s->y, p);
+        total += cross_entropy(held_out ? s->result : s->y, p); /* held out: against the results alone */
         n++;
         if (grad) {
             double g = (p - s->y) / scale;
@@ -301,15 +308,17 @@ static void write_tables(const char *path, const double *w, int argc, char **arg
 int main(int argc, char **argv)
 {
     const char *out = NULL;
-    bool prior_only = false;
+    bool prior_only = false, tie_roles = false;
     int iterations = DEFAULT_ITERATIONS;
-    double l2 = DEFAULT_L2;
+    double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA;
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--prior")) prior_only = true;
+        else if (!strcmp(argv[i], "--tie-roles")) tie_roles = true;
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--l2") && i + 1 < argc) l2 = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
         else if (argv[i][0] == '-') {
             fprintf(stderr, "train-eval: unknown argument %s\n", argv[i]);
             return 2;
@@ -349,6 +358,16 @@ int main(int argc, char **argv)
         for (unsigned c = 0; c < PATTERN_CODES; c++)
             if (frozen(EVAL_SET_RENJU_BLACK, c, true)) w[vindex(EVAL_SET_RENJU_BLACK, r, c)] = w0[vindex(EVAL_SET_RENJU_BLACK, r, c)] = 0;
     double scale = fit_scale(w);
+    /* the targets: where the search's score is known, the result blended
+     * with the score's win rate on the prior's scale */
+    size_t scored = 0;
+    for (size_t k = 0; k < nsamples; k++) {
+        Sample *s = &samples[k];
+        if (!s->has_score) continue;
+        s->y = (float)(lambda * s->result + (1 - lambda) * sigmoid(s->score / scale));
+        scored++;
+    }
+    fprintf(stderr, "train-eval: %zu positions with a search score, lambda %.2f\n", scored, lambda);
     double lt0 = loss(w, scale, false, NULL), lv0 = loss(w, scale, true, NULL);
     fprintf(stderr, "train-eval: S = %.1f; prior loss %.5f / held out %.5f\n", scale, lt0, lv0);
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
@@ -357,6 +376,8 @@ int main(int argc, char **argv)
     memcpy(best, w, sizeof w);
     for (int it = 1; it <= iterations; it++) {
         double lt = loss(w, scale, false, grad);
+        if (tie_roles) /* one change for both roles: the sum of their gradients */
+            for (int i = 0; i < NVALUES; i += EVAL_ROLES) grad[i] = grad[i + 1] = grad[i] + grad[i + 1];
         for (int i = 0; i < NPARAMS; i++) {
             if (i < NVALUES) {
                 int s = i / (EVAL_ROLES * PATTERN_CODES);
