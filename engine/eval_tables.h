@@ -21,6 +21,13 @@ enum { EVAL_MOVER, EVAL_WAITER, EVAL_ROLES };
 extern const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES];
 /* Bonus for having the move, by the mover's set. */
 extern const int16_t eval_tempo[EVAL_SETS];
+/* The move policy: a candidate's ordering score for the side to move is
+ * eval_policy[set of the mover][its own code there][POLICY_ATTACK] plus
+ * [the opponent's code there][POLICY_DEFEND] (the threat it makes and the
+ * one it blocks), fitted to the moves the search chose. */
+enum { POLICY_ATTACK, POLICY_DEFEND };
+extern const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2];
+
 /* S of the fit: sigmoid(eval / S) is the side to move's chance to win. */
 extern const double eval_winrate_scale;
 

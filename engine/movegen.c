@@ -3,30 +3,22 @@
 
 #include "rules.h"
 
-/* Ordering weight of the threat a move makes for the side playing it... */
-static const int32_t own_weight[T_COUNT] = {
-    [T_NONE] = 0,     [T_LOW] = 4,     [T_F2] = 20,    [T_B3] = 24,     [T_F2X2] = 60,
-    [T_F3] = 120,     [T_F3P] = 200,   [T_B4] = 150,   [T_B4P] = 260,   [T_F3X2] = 2000,
-    [T_B4F3] = 8000,  [T_F4] = 30000,  [T_FIVE] = 1000000, [T_FORBID] = 0,
-};
-/* ...and of the opponent's threat at the same point, which the move blocks. */
-static const int32_t block_weight[T_COUNT] = {
-    [T_NONE] = 0,     [T_LOW] = 2,     [T_F2] = 12,    [T_B3] = 14,     [T_F2X2] = 40,
-    [T_F3] = 90,      [T_F3P] = 150,   [T_B4] = 110,   [T_B4P] = 200,   [T_F3X2] = 1500,
-    [T_B4F3] = 6000,  [T_F4] = 20000,  [T_FIVE] = 500000, [T_FORBID] = 0,
-};
+#define WIN_SCORE 1000000 /* the one move when the side to move makes five */
 #define CENTRE_WEIGHT 1 /* per step nearer the centre (Chebyshev) */
 #define CANDIDATE_REACH 3 /* the near counts reach three points from a stone */
 
 int32_t movegen_score(const Board *b, Move m)
 {
     Color me = b->to_move;
-    Threat own = board_threat(b, m, me), opp = board_threat(b, m, OPPONENT(me));
+    const int32_t(*policy)[2] = eval_policy[eval_set(b->rule, me)];
+    const Cell *cell = &b->cell[m];
+    int32_t v = policy[pattern_code(cell->pat4[me - 1])][POLICY_ATTACK] +
+                policy[pattern_code(cell->pat4[2 - me])][POLICY_DEFEND];
     int c = b->size / 2, dx = MOVE_X(m) - c, dy = MOVE_Y(m) - c;
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
     int dist = dx > dy ? dx : dy;
-    return own_weight[own] + block_weight[opp] + CENTRE_WEIGHT * (BOARD_MAX_SIZE - dist);
+    return v + CENTRE_WEIGHT * (BOARD_MAX_SIZE - dist);
 }
 
 static bool maybe_double_three(const Board *b, Move m)
@@ -165,7 +157,7 @@ int movegen(Board *b, ScoredMove *out, GenKind *kind)
     if (movegen_five_points(b, me, pts, 1)) {
         *kind = GEN_WIN;
         out[0].move = pts[0];
-        out[0].score = own_weight[T_FIVE];
+        out[0].score = WIN_SCORE;
         return 1;
     }
     if (b->tcount[opp - 1][T_FIVE]) {

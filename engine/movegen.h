@@ -6,8 +6,10 @@
  * replies cut that set: a side that can make five has one move; a side
  * facing a four must block it; a side facing an open three (the opponent
  * threatens a straight four) only blocks or makes fours of its own. Every
- * move carries an ordering score from the threat levels both sides get at
- * that point, with a centre tie-break.
+ * move carries an ordering score from the policy tables (eval_tables.h):
+ * what the move makes for the side to move and what it blocks of the
+ * opponent's, by the two sides' pattern codes there, with a centre
+ * tie-break.
  */
 #ifndef GOMOKUD_MOVEGEN_H
 #define GOMOKUD_MOVEGEN_H
@@ -58,8 +60,9 @@ bool movegen_has_open_four_point(Board *b, Color side);
  * black), so a line stays legal. MOVE_NONE when there is none. */
 Move movegen_any_legal(Board *b);
 
-/* Ordering score of m for the side to move (its own threat and the
- * opponent's threat at m, centre tie-break). */
+/* Ordering score of m for the side to move (the policy's attack value of
+ * its own code at m plus the defence value of the opponent's, centre
+ * tie-break). */
 int32_t movegen_score(const Board *b, Move m);
 
 /* True when black may not play m under renju; a cheap test first, the full

@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/eval.h"
+#include "engine/movegen.h"
 #include "support.h"
 
 static Board b;
@@ -156,4 +157,26 @@ Test(eval, the_win_rate_is_monotone_in_the_score_and_certain_for_proofs)
     cr_assert_gt(engine_winrate(400, 0), engine_winrate(100, 0));
     cr_assert_eq(engine_winrate(SCORE_MATE - 9, 5), 1.0);
     cr_assert_eq(engine_winrate(-SCORE_MATE + 9, -5), 0.0);
+}
+
+/* The policy: making a straight four outranks making an open three, which
+ * outranks a quiet point; blocking the opponent's straight-four point
+ * outranks blocking its three; under every rule and for both colours. */
+Test(eval, the_policy_ranks_threats_made_and_blocked)
+{
+    support_init();
+    for (Rule rule = 0; rule < RULE_COUNT; rule++)
+        for (Color me = BLACK; me <= WHITE; me++) {
+            /* me: h8 i8 j8 (k8 or g8 makes a straight four); opponent: h10 i10 (j10 makes an open three) */
+            const char *mine = "h8 i8 j8", *theirs = "h10 i10 a15";
+            support_stones(&b, 15, rule, me == BLACK ? mine : theirs, me == BLACK ? theirs : mine, me);
+            int32_t four = movegen_score(&b, support_pt(&b, "k8"));
+            int32_t block_three = movegen_score(&b, support_pt(&b, "j10"));
+            int32_t quiet = movegen_score(&b, support_pt(&b, "c3"));
+            cr_assert_gt(four, block_three, "rule %d, colour %d", rule, me);
+            cr_assert_gt(block_three, quiet, "rule %d, colour %d", rule, me);
+            /* the opponent to move: now k8 blocks a straight four, j10 makes its own three */
+            support_stones(&b, 15, rule, me == BLACK ? mine : theirs, me == BLACK ? theirs : mine, OPPONENT(me));
+            cr_assert_gt(movegen_score(&b, support_pt(&b, "k8")), movegen_score(&b, support_pt(&b, "c3")));
+        }
 }

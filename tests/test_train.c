@@ -58,18 +58,23 @@ Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
     f = fopen(tables, "r");
     cr_assert_not_null(f);
     char line[512];
-    double prior_train = 0, prior_val = 0, fit_train = 0, fit_val = 0;
+    double prior_train = 0, prior_val = 0, fit_train = 0, fit_val = 0, policy_train = 0, policy_fit = 0;
     int values = 0;
     bool has_scale = false;
     while (fgets(line, sizeof line, f)) {
         const char *p = strstr(line, "prior ");
-        if (p) cr_assert_eq(sscanf(p, "prior %lf / %lf, fitted %lf / %lf", &prior_train, &prior_val, &fit_train, &fit_val), 4);
+        if (p && !prior_train)
+            cr_assert_eq(sscanf(p, "prior %lf / %lf, fitted %lf / %lf", &prior_train, &prior_val, &fit_train, &fit_val), 4);
+        else if (p && strstr(line, "fitted"))
+            cr_assert_eq(sscanf(p, "prior %lf / %*f, fitted %lf", &policy_train, &policy_fit), 2, "%s", line);
         for (p = line; !strstr(line, "eval_tempo") && (p = strchr(p, '{')) != NULL; p++)
             values += p[1] == '-' || (p[1] >= '0' && p[1] <= '9');
         has_scale |= strstr(line, "eval_winrate_scale = ") != NULL;
     }
     fclose(f);
-    cr_assert_eq(values, 4 * 2380, "a value pair per set and code");
+    cr_assert_eq(values, 2 * 4 * 2380, "a value pair per set and code, then a policy pair");
+    cr_assert(policy_train > 0 && policy_fit < policy_train, "the policy fit lowers its loss: %g -> %g", policy_train,
+              policy_fit);
     cr_assert(has_scale);
     cr_assert(prior_train > 0 && fit_train < prior_train, "the fit lowers the training loss: %g -> %g", prior_train,
               fit_train);

@@ -47,6 +47,7 @@
 #define DEFAULT_L2 2e-7
 #define DEFAULT_LAMBDA 0.5 /* weight of the result against the search's score */
 #define LEARNING_RATE 1.0
+#define POLICY_RATE 2.0
 #define NVALUES (EVAL_SETS * EVAL_ROLES * PATTERN_CODES)
 #define NPARAMS (NVALUES + EVAL_SETS) /* the values, then the tempo per set */
 
@@ -68,6 +69,19 @@ static const int opp_threat[T_COUNT] = {
     [T_F2] = -6, [T_B3] = 1, [T_F2X2] = 10, [T_F3] = 1, [T_F3P] = 30, [T_B4P] = 40, [T_F3X2] = 120,
     [T_B4F3] = 200, [T_F4] = 250,
 };
+/* The policy's prior: the ordering weights by threat level the tables
+ * replaced, for the threat a move makes and for the opponent's it blocks. */
+static const int own_weight[T_COUNT] = {
+    [T_NONE] = 0,     [T_LOW] = 4,     [T_F2] = 20,    [T_B3] = 24,     [T_F2X2] = 60,
+    [T_F3] = 120,     [T_F3P] = 200,   [T_B4] = 150,   [T_B4P] = 260,   [T_F3X2] = 2000,
+    [T_B4F3] = 8000,  [T_F4] = 30000,  [T_FIVE] = 1000000, [T_FORBID] = 0,
+};
+static const int block_weight[T_COUNT] = {
+    [T_NONE] = 0,     [T_LOW] = 2,     [T_F2] = 12,    [T_B3] = 14,     [T_F2X2] = 40,
+    [T_F3] = 90,      [T_F3P] = 150,   [T_B4] = 110,   [T_B4P] = 200,   [T_F3X2] = 1500,
+    [T_B4F3] = 6000,  [T_F4] = 20000,  [T_FIVE] = 500000, [T_FORBID] = 0,
+};
+#define CENTRE_WEIGHT 1 /* movegen's tie-break, per step nearer the centre */
 #define PRIOR_TEMPO 8
 #define PRIOR_SCALE 2000.0 /* S of this prior on the first 1,263 games of gen-data */
 
@@ -91,6 +105,18 @@ static double prior_value(int set, int role, unsigned code)
     return v + tw[threat_of(code_pat4(code), set == EVAL_SET_RENJU_BLACK)];
 }
 
+#define NPOLICY (EVAL_SETS * PATTERN_CODES * 2)
+
+static int pindex(int set, unsigned code, int kind) { return (set * PATTERN_CODES + (int)code) * 2 + kind; }
+
+static double prior_policy(int set, unsigned code, int kind)
+{
+    /* the defender's code is the opponent's: in renju the mover white blocks black's threats */
+    bool renju_black = kind == POLICY_ATTACK ? set == EVAL_SET_RENJU_BLACK : set == EVAL_SET_RENJU_WHITE;
+    Threat t = threat_of(code_pat4(code), renju_black);
+    return kind == POLICY_ATTACK ? own_weight[t] : block_weight[t];
+}
+
 /* Values fixed at their start: no shape, or a point black may not take. */
 static bool frozen(int set, unsigned code, bool trained)
 {
@@ -101,6 +127,17 @@ static bool frozen(int set, unsigned code, bool trained)
 }
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* Codes of twos and less: on most empty points near the stones. Values that
+ * differed between the roles there would swing the evaluation from one ply
+ * to the next by dozens of points at once (the search paid for it with 60%
+ * more nodes to the same depth), so their two roles move together. */
+static bool weak_code(unsigned code)
+{
+    Pattern p[4];
+    pattern_code_patterns(code, p);
+    return p[3] < P_B3;
+}
 
 /* ---- samples ------------------------------------------------------------- */
 
@@ -141,6 +178,50 @@ static void add_term(uint32_t index, int32_t coef)
 {
     terms = grow(terms, &cap_terms, nterms + 1, sizeof *terms);
     terms[nterms++] = (Term){index, coef};
+}
+
+/* Policy samples: the candidates of a position (their attack and defence
+ * entries and centre bonus) and which of them the search chose. */
+typedef struct {
+    uint32_t att, def;
+    float fixed;
+} Cand;
+
+typedef struct {
+    uint32_t first, n, chosen;
+    bool held_out;
+} PSample;
+
+static double policy_summary[4], policy_prior_summary[4];
+static Cand *cands;
+static size_t ncands, cap_cands;
+static PSample *psamples;
+static size_t npsamples, cap_psamples;
+
+static void add_policy_sample(Board *b, Move chosen, bool held_out)
+{
+    int set = eval_set(b->rule, b->to_move), me = b->to_move - 1;
+    size_t first = ncands;
+    int pick = -1, n = 0;
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (!board_candidate(b, m) || !rules_is_legal(b, m)) continue;
+            const Cell *c = &b->cell[m];
+            int dx = abs(x - b->size / 2), dy = abs(y - b->size / 2);
+            cands = grow(cands, &cap_cands, ncands + 1, sizeof *cands);
+            cands[ncands++] = (Cand){(uint32_t)pindex(set, pattern_code(c->pat4[me]), POLICY_ATTACK),
+                                     (uint32_t)pindex(set, pattern_code(c->pat4[1 - me]), POLICY_DEFEND),
+                                     (float)(CENTRE_WEIGHT * (BOARD_MAX_SIZE - (dx > dy ? dx : dy)))};
+            if (m == chosen) pick = n;
+            n++;
+        }
+    if (pick < 0 || n < 2) { /* the choice was no candidate, or there was no choice */
+        ncands = first;
+        return;
+    }
+    psamples = grow(psamples, &cap_psamples, npsamples + 1, sizeof *psamples);
+    psamples[npsamples++] = (PSample){(uint32_t)first, (uint32_t)n, (uint32_t)pick, held_out};
 }
 
 static bool quiet(const Board *b)
@@ -205,6 +286,7 @@ static void load(const char *path)
             if (ply >= first && quiet(&b)) {
                 double y = res == 'D' ? 0.5 : (res == 'B') == (b.to_move == BLACK) ? 1.0 : 0.0;
                 add_sample(&b, y, held_out, slash != NULL, slash ? atof(slash + 1) : 0);
+                if (slash) add_policy_sample(&b, m, held_out); /* a move of the engine's, not the opening's */
             }
             board_play(&b, m);
             ply++;
@@ -265,9 +347,98 @@ static double fit_scale(const double *w)
     return (lo + hi) / 2;
 }
 
+/* Mean cross-entropy of the softmax over each position's candidates
+ * (logits = score / temp) against the chosen move, and the share of
+ * positions whose chosen move scores highest; with grad, its gradient. */
+static double policy_loss(const double *p, double temp, bool held_out, double *grad, double *top1)
+{
+    double total = 0;
+    size_t n = 0, hits = 0;
+    static double z[BOARD_MAX_MOVES];
+    if (grad) memset(grad, 0, NPOLICY * sizeof *grad);
+    for (size_t k = 0; k < npsamples; k++) {
+        const PSample *s = &psamples[k];
+        if (s->held_out != held_out) continue;
+        const Cand *c = &cands[s->first];
+        double zmax = -1e300, sum = 0;
+        for (uint32_t i = 0; i < s->n; i++) {
+            z[i] = (p[c[i].att] + p[c[i].def] + c[i].fixed) / temp;
+            if (z[i] > zmax) zmax = z[i];
+        }
+        bool top = true;
+        for (uint32_t i = 0; i < s->n; i++) {
+            top &= i == s->chosen || z[i] < z[s->chosen];
+            sum += exp(z[i] - zmax);
+        }
+        hits += top;
+        total += -(z[s->chosen] - zmax - log(sum));
+        n++;
+        if (grad)
+            for (uint32_t i = 0; i < s->n; i++) {
+                double g = (exp(z[i] - zmax) / sum - (i == s->chosen)) / temp;
+                grad[c[i].att] += g;
+                grad[c[i].def] += g;
+            }
+    }
+    if (grad)
+        for (int i = 0; i < NPOLICY; i++) grad[i] /= n ? (double)n : 1;
+    if (top1) *top1 = n ? (double)hits / (double)n : 0;
+    return n ? total / (double)n : 0;
+}
+
+static double fit_temperature(const double *p)
+{
+    double lo = 1, hi = 2000;
+    for (int i = 0; i < 50; i++) {
+        double a = hi - (hi - lo) / 1.618, b = lo + (hi - lo) / 1.618;
+        if (policy_loss(p, a, false, NULL, NULL) < policy_loss(p, b, false, NULL, NULL)) hi = b;
+        else lo = a;
+    }
+    return (lo + hi) / 2;
+}
+
+/* Fits the policy by Adam from its prior p0 into p, keeping the values with
+ * the best held-out loss; prints the losses and top-1 rates. */
+static void fit_policy(const double *p0, double *p, int iterations, double l2)
+{
+    static double grad[NPOLICY], m1[NPOLICY], m2[NPOLICY], best[NPOLICY];
+    memcpy(p, p0, NPOLICY * sizeof *p);
+    double temp = fit_temperature(p), top_t, top_v;
+    double lt = policy_loss(p, temp, false, NULL, &top_t), lv = policy_loss(p, temp, true, NULL, &top_v);
+    fprintf(stderr, "train-eval: policy: %zu positions, temperature %.1f; prior loss %.4f / held out %.4f, top-1 %.3f / %.3f\n",
+            npsamples, temp, lt, lv, top_t, top_v);
+    policy_prior_summary[0] = lt, policy_prior_summary[1] = lv, policy_prior_summary[2] = top_t,
+    policy_prior_summary[3] = top_v;
+    double best_val = lv;
+    memcpy(best, p, sizeof best);
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    for (int it = 1; it <= iterations; it++) {
+        lt = policy_loss(p, temp, false, grad, NULL);
+        for (int i = 0; i < NPOLICY; i++) {
+            double g = grad[i] + 2 * l2 * (p[i] - p0[i]);
+            m1[i] = b1 * m1[i] + (1 - b1) * g;
+            m2[i] = b2 * m2[i] + (1 - b2) * g * g;
+            p[i] -= POLICY_RATE * (m1[i] / (1 - pow(b1, it))) / (sqrt(m2[i] / (1 - pow(b2, it))) + eps);
+        }
+        if (it % 25 == 0 || it == iterations) {
+            lv = policy_loss(p, temp, true, NULL, &top_v);
+            fprintf(stderr, "train-eval: policy iteration %d: loss %.4f, held out %.4f, top-1 %.3f\n", it, lt, lv, top_v);
+            if (lv < best_val) {
+                best_val = lv;
+                memcpy(best, p, sizeof best);
+            }
+        }
+    }
+    memcpy(p, best, sizeof best);
+    lt = policy_loss(p, temp, false, NULL, &top_t);
+    lv = policy_loss(p, temp, true, NULL, &top_v);
+    fprintf(stderr, "train-eval: policy kept: loss %.4f / held out %.4f, top-1 %.3f / %.3f\n", lt, lv, top_t, top_v);
+    policy_summary[0] = lt, policy_summary[1] = lv, policy_summary[2] = top_t, policy_summary[3] = top_v;
+}
+
 /* ---- output -------------------------------------------------------------- */
 
-static void write_tables(const char *path, const double *w, int argc, char **argv, double scale, double l_train0,
+static void write_tables(const char *path, const double *w, const double *pol, int argc, char **argv, double scale, double l_train0,
                          double l_val0, double l_train, double l_val, size_t ntrain, size_t nval)
 {
     FILE *f = fopen(path, "w");
@@ -285,6 +456,13 @@ static void write_tables(const char *path, const double *w, int argc, char **arg
                 "\n *\n * %ld games, %zu training and %zu held-out positions; scale S = %.1f.\n"
                 " * Cross-entropy, training / held out: prior %.5f / %.5f, fitted %.5f / %.5f.\n */\n",
                 ngames, ntrain, nval, scale, l_train0, l_val0, l_train, l_val);
+    if (npsamples)
+        fprintf(f,
+                "/* Policy: %zu positions with the move the search chose. Cross-entropy, training / held out:\n"
+                " * prior %.4f / %.4f, fitted %.4f / %.4f; the chosen move ranked first: prior %.3f / %.3f,\n"
+                " * fitted %.3f / %.3f.\n */\n",
+                npsamples, policy_prior_summary[0], policy_prior_summary[1], policy_summary[0], policy_summary[1],
+                policy_prior_summary[2], policy_prior_summary[3], policy_summary[2], policy_summary[3]);
     else
         fprintf(f, "\n *\n * The prior alone: the additive evaluation the codes replaced.\n */\n");
     fprintf(f, "#include \"eval_tables.h\"\n\n");
@@ -301,6 +479,16 @@ static void write_tables(const char *path, const double *w, int argc, char **arg
     }
     fprintf(f, "};\n\nconst int16_t eval_tempo[EVAL_SETS] = {");
     for (int s = 0; s < EVAL_SETS; s++) fprintf(f, "%s%ld", s ? ", " : "", lround(w[NVALUES + s]));
+    fprintf(f, "};\n\n/* {attack, defence} per code */\n");
+    fprintf(f, "const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2] = {\n");
+    for (int s = 0; s < EVAL_SETS; s++) {
+        fprintf(f, "    { /* %s to move */", set_names[s]);
+        for (unsigned c = 0; c < PATTERN_CODES; c++) {
+            if (c % 8 == 0) fprintf(f, "\n       ");
+            fprintf(f, " {%ld, %ld},", lround(pol[pindex(s, c, POLICY_ATTACK)]), lround(pol[pindex(s, c, POLICY_DEFEND)]));
+        }
+        fprintf(f, "\n    },\n");
+    }
     fprintf(f, "};\n\nconst double eval_winrate_scale = %.1f;\n", scale);
     fclose(f);
 }
@@ -309,7 +497,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL;
     bool prior_only = false, tie_roles = false;
-    int iterations = DEFAULT_ITERATIONS;
+    int iterations = DEFAULT_ITERATIONS, policy_iterations = DEFAULT_ITERATIONS;
     double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA;
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
@@ -317,6 +505,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--prior")) prior_only = true;
         else if (!strcmp(argv[i], "--tie-roles")) tie_roles = true;
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--policy-iterations") && i + 1 < argc) policy_iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--l2") && i + 1 < argc) l2 = atof(argv[++i]);
         else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
         else if (argv[i][0] == '-') {
@@ -340,8 +529,12 @@ int main(int argc, char **argv)
         w0[NVALUES + s] = PRIOR_TEMPO;
     }
     memcpy(w, w0, sizeof w);
+    static double p0[NPOLICY], pol[NPOLICY];
+    for (int s = 0; s < EVAL_SETS; s++)
+        for (unsigned c = 0; c < PATTERN_CODES; c++)
+            for (int k = 0; k < 2; k++) p0[pindex(s, c, k)] = prior_policy(s, c, k);
     if (prior_only) {
-        write_tables(out, w, argc, argv, PRIOR_SCALE, 0, 0, 0, 0, 0, 0);
+        write_tables(out, w, p0, argc, argv, PRIOR_SCALE, 0, 0, 0, 0, 0, 0);
         return 0;
     }
     for (int i = first_file; i < argc; i++) load(argv[i]);
@@ -376,8 +569,10 @@ int main(int argc, char **argv)
     memcpy(best, w, sizeof w);
     for (int it = 1; it <= iterations; it++) {
         double lt = loss(w, scale, false, grad);
-        if (tie_roles) /* one change for both roles: the sum of their gradients */
-            for (int i = 0; i < NVALUES; i += EVAL_ROLES) grad[i] = grad[i + 1] = grad[i] + grad[i + 1];
+        /* one change for both roles (the sum of their gradients): for every
+         * code with --tie-roles, else for the codes below a closed three */
+        for (int i = 0; i < NVALUES; i += EVAL_ROLES)
+            if (tie_roles || weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) grad[i] = grad[i + 1] = grad[i] + grad[i + 1];
         for (int i = 0; i < NPARAMS; i++) {
             if (i < NVALUES) {
                 int s = i / (EVAL_ROLES * PATTERN_CODES);
@@ -404,6 +599,7 @@ int main(int argc, char **argv)
     /* the win rate's S: refitted on the kept values (close to S) */
     double wscale = fit_scale(best);
     fprintf(stderr, "train-eval: win rate scale %.1f\n", wscale);
-    write_tables(out, best, argc, argv, wscale, lt0, lv0, lt, lv, nsamples - nval, nval);
+    fit_policy(p0, pol, policy_iterations, l2);
+    write_tables(out, best, pol, argc, argv, wscale, lt0, lv0, lt, lv, nsamples - nval, nval);
     return 0;
 }
