@@ -86,6 +86,35 @@ bool api_parse_batch(const char *body, size_t len, const ApiCaps *caps, int max_
                      ApiProblem *err);
 void api_batch_free(ApiBatch *b);
 
+/* A game review, POST /v1/review: {"id", "rule", "board_size", "moves",
+ * "limits"} with the moves of a game (at least one, at most max_moves; a
+ * game that ends in a five or a full board is fine). Every position of the
+ * game, from the empty board on, is analysed with the limits and two lines
+ * (to tell an only move); positions holds them as batch slots, all ok:
+ * positions.reqs[k] is the position after k moves, for k = 0 .. n, or
+ * 0 .. n - 1 when the last move ended the game (terminal). Free with
+ * api_review_free. */
+typedef struct {
+    ApiRequest game;   /* the whole game as parsed (id, rule, size, moves, limits) */
+    int n;             /* moves of the game */
+    bool terminal;     /* the last move made five or filled the board */
+    Color winner;      /* terminal: who made five (EMPTY for a full board) */
+    ApiBatch positions;
+} ApiReview;
+
+bool api_parse_review(const char *body, size_t len, const ApiCaps *caps, int max_moves, ApiReview *out,
+                      ApiProblem *err);
+void api_review_free(ApiReview *r);
+
+/* The review's answer from the results of its positions (results[k] for
+ * positions.reqs[k]); malloc'd JSON, NULL when out of memory. */
+char *api_review_json(const ApiReview *r, const EngineResult *results);
+
+/* Judgement thresholds of a review, in win-rate points lost by a move. */
+#define API_INACCURACY 10.0
+#define API_MISTAKE 20.0
+#define API_BLUNDER 30.0
+
 /* Engine limits for a parsed request (stop flag and callbacks left NULL). */
 Limits api_limits(const ApiRequest *req);
 

@@ -366,8 +366,11 @@ cleanup:
 
 enum { K_ID, K_RULE, K_SIZE, K_MOVES, K_STONES, K_TO_MOVE, K_LIMITS, K_MULTIPV, K_COUNT };
 
-/* Parses one analyze request from its JSON value (NULL for an empty body). */
-static bool parse_request(const cJSON *root, const ApiCaps *caps, ApiRequest *out, ApiProblem *err)
+/* Parses one analyze request from its JSON value (NULL for an empty body).
+ * A review (game) may end with the five or the full board that ended it;
+ * *terminal then says so, and *winner who made the five. */
+static bool parse_game(const cJSON *root, const ApiCaps *caps, ApiRequest *out, ApiProblem *err, bool game,
+                       bool *terminal, Color *winner)
 {
     static const char *const keys[K_COUNT] = {"id",      "rule",   "board_size", "moves",
                                               "stones",  "to_move", "limits",    "multipv"};
@@ -431,8 +434,23 @@ static bool parse_request(const cJSON *root, const ApiCaps *caps, ApiRequest *ou
 
     int index = -1;
     PositionError e = position_check(pos, &index);
+    if (game && e == POSITION_GAME_OVER && index == pos->nmoves - 1) {
+        *terminal = true;
+        *winner = index % 2 ? WHITE : BLACK;
+        return true;
+    }
+    if (game && e == POSITION_FULL) {
+        *terminal = true;
+        *winner = EMPTY;
+        return true;
+    }
     if (e != POSITION_OK) return position_problem(pos, e, index, err);
     return true;
+}
+
+static bool parse_request(const cJSON *root, const ApiCaps *caps, ApiRequest *out, ApiProblem *err)
+{
+    return parse_game(root, caps, out, err, false, NULL, NULL);
 }
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -535,6 +553,72 @@ void api_batch_free(ApiBatch *b)
     free(b->errors);
     free(b->ok);
     memset(b, 0, sizeof *b);
+}
+
+bool api_parse_review(const char *body, size_t len, const ApiCaps *caps, int max_moves, ApiReview *out,
+                      ApiProblem *err)
+{
+    bool empty;
+    if (!out) return api_problem(err, 500, "", "no review to fill");
+    memset(out, 0, sizeof *out);
+    if (!body) len = 0;
+    cJSON *root = parse_json(body, len, &empty, err);
+    if (!root) return empty ? api_problem(err, 400, "moves", "the body is empty: expected {\"moves\": [...]}") : false;
+    bool ok = false;
+    if (cJSON_IsObject(root)) {
+        static const char *const refused[] = {"stones", "to_move", "multipv"};
+        for (int i = 0; i < 3; i++)
+            if (cJSON_GetObjectItemCaseSensitive(root, refused[i])) {
+                api_problem(err, 400, refused[i], "a review takes the moves of a game; %s is not one of its members",
+                            refused[i]);
+                goto done;
+            }
+        const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
+        if (!moves) {
+            api_problem(err, 400, "moves", "a review needs the moves of a game");
+            goto done;
+        }
+        if (cJSON_IsArray(moves) && max_moves > 0 && cJSON_GetArraySize(moves) > max_moves) {
+            api_problem(err, 413, "moves", "%d moves to review; at most %d are allowed", cJSON_GetArraySize(moves),
+                        max_moves);
+            goto done;
+        }
+    }
+    if (!parse_game(root, caps, &out->game, err, true, &out->terminal, &out->winner)) goto done;
+    out->n = out->game.pos.nmoves;
+    if (out->n == 0) {
+        api_problem(err, 400, "moves", "a review needs at least one move");
+        goto done;
+    }
+    int np = out->terminal ? out->n : out->n + 1;
+    ApiBatch *b = &out->positions;
+    b->reqs = calloc((size_t)np, sizeof *b->reqs);
+    b->errors = calloc((size_t)np, sizeof *b->errors);
+    b->ok = calloc((size_t)np, sizeof *b->ok);
+    if (!b->reqs || !b->errors || !b->ok) {
+        api_problem(err, 500, "", "out of memory");
+        goto done;
+    }
+    b->n = np;
+    for (int k = 0; k < np; k++) {
+        ApiRequest *q = &b->reqs[k];
+        *q = out->game;
+        q->has_id = false;
+        q->pos.nmoves = k;
+        q->to_move = k % 2 ? WHITE : BLACK;
+        q->multipv = 2 <= max_multipv(caps) ? 2 : 1;
+        b->ok[k] = true;
+    }
+    ok = true;
+done:
+    if (!ok) api_review_free(out);
+    cJSON_Delete(root);
+    return ok;
+}
+
+void api_review_free(ApiReview *r)
+{
+    if (r) api_batch_free(&r->positions);
 }
 
 Limits api_limits(const ApiRequest *req)

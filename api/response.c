@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <math.h>
+#include <string.h>
 
 #include "api/api.h"
 #include "engine/board.h"
@@ -167,6 +168,139 @@ char *api_batch_json(const ApiBatch *b, const EngineResult *results)
         ok = put(o, "results", arr);
         arr = NULL;
     }
+    cJSON_Delete(arr);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return print_and_free(o);
+}
+
+/* ---- game review ---------------------------------------------------------- */
+
+static double round_to(double v, double unit) { return round(v / unit) * unit; }
+
+/* Accuracy of a side from its mean win-rate loss in points: Lichess's
+ * curve, 103.1668 * exp(-0.04354 * loss) - 3.1669, clamped to 0..100. */
+static double accuracy_of(double mean_loss)
+{
+    double a = 103.1668 * exp(-0.04354 * mean_loss) - 3.1669;
+    return a < 0 ? 0 : a > 100 ? 100 : a;
+}
+
+typedef struct {
+    double wr_before, wr_after, loss; /* the mover's win rates, loss in points */
+    bool best, missed_win, only_move;
+    const char *judgement;
+} MoveReview;
+
+static MoveReview review_move(const ApiReview *r, const EngineResult *results, int i)
+{
+    MoveReview m = {0};
+    const EngineResult *before = &results[i];
+    Move played = r->game.pos.moves[i];
+    m.wr_before = engine_winrate(before->score, before->mate);
+    bool after_win; /* the mover has a proven win after its move */
+    if (i == r->n - 1 && r->terminal) {
+        m.wr_after = r->winner == EMPTY ? 0.5 : 1;
+        after_win = r->winner != EMPTY;
+    } else {
+        const EngineResult *after = &results[i + 1]; /* from the opponent's view */
+        m.wr_after = 1 - engine_winrate(after->score, after->mate);
+        after_win = after->mate < 0;
+    }
+    m.loss = m.wr_before > m.wr_after ? 100 * (m.wr_before - m.wr_after) : 0;
+    m.best = played == before->best_move;
+    m.missed_win = before->mate > 0 && !after_win;
+    m.only_move = m.best && before->npv >= 2 && before->pvs[1].mate < 0 && before->pvs[0].mate >= 0;
+    m.judgement = m.best                       ? "best"
+                  : m.loss >= API_BLUNDER      ? "blunder"
+                  : m.loss >= API_MISTAKE      ? "mistake"
+                  : m.loss >= API_INACCURACY   ? "inaccuracy"
+                                               : "good";
+    return m;
+}
+
+static cJSON *move_review_object(const ApiReview *r, const EngineResult *results, int i, const MoveReview *m)
+{
+    int size = r->game.pos.size;
+    const EngineResult *before = &results[i];
+    const PvLine *line = before->npv > 0 ? &before->pvs[0] : NULL;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = put(o, "ply", cJSON_CreateNumber(i + 1)) &&
+              put(o, "side", cJSON_CreateString(i % 2 ? "white" : "black")) &&
+              put(o, "move", move_value(r->game.pos.moves[i], size)) &&
+              put(o, "best_move", move_value(before->best_move, size)) &&
+              put(o, "pv", line ? move_array(line->pv, line->pv_len < ENGINE_MAX_PV ? line->pv_len : ENGINE_MAX_PV, size)
+                                : cJSON_CreateArray()) &&
+              put(o, "score", cJSON_CreateNumber(before->score)) &&
+              put(o, "mate", before->mate ? cJSON_CreateNumber(before->mate) : cJSON_CreateNull()) &&
+              put(o, "winrate_before", cJSON_CreateNumber(round_to(m->wr_before, 0.001))) &&
+              put(o, "winrate_after", cJSON_CreateNumber(round_to(m->wr_after, 0.001))) &&
+              put(o, "winrate_loss", cJSON_CreateNumber(round_to(m->loss, 0.1))) &&
+              put(o, "judgement", cJSON_CreateString(m->judgement)) &&
+              put(o, "missed_win", cJSON_CreateBool(m->missed_win)) &&
+              put(o, "only_move", cJSON_CreateBool(m->only_move));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+#define REVIEW_CRITICAL 3 /* largest swings listed per review */
+
+char *api_review_json(const ApiReview *r, const EngineResult *results)
+{
+    if (!r || !results || r->n < 1) return NULL;
+    static const char *const kinds[] = {"best", "good", "inaccuracy", "mistake", "blunder"};
+    int count[2][5] = {{0}}, missed[2] = {0, 0}, moves[2] = {0, 0};
+    double loss_sum[2] = {0, 0};
+    int critical[REVIEW_CRITICAL];
+    double critical_loss[REVIEW_CRITICAL];
+    int ncritical = 0;
+    cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    bool ok = o && arr;
+    if (ok && r->game.has_id) ok = put(o, "id", cJSON_CreateString(r->game.id));
+    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(r->game.pos.rule))) &&
+         put(o, "board_size", cJSON_CreateNumber(r->game.pos.size));
+    for (int i = 0; ok && i < r->n; i++) {
+        MoveReview m = review_move(r, results, i);
+        int side = i % 2;
+        moves[side]++;
+        loss_sum[side] += m.loss;
+        missed[side] += m.missed_win;
+        for (int k = 0; k < 5; k++) count[side][k] += !strcmp(m.judgement, kinds[k]);
+        /* keep the largest losses, largest first (earlier ply on ties) */
+        if (m.loss > 0) {
+            int at = ncritical < REVIEW_CRITICAL ? ncritical++ : REVIEW_CRITICAL;
+            while (at > 0 && critical_loss[at - 1] < m.loss) {
+                if (at < REVIEW_CRITICAL) critical[at] = critical[at - 1], critical_loss[at] = critical_loss[at - 1];
+                at--;
+            }
+            if (at < REVIEW_CRITICAL) critical[at] = i + 1, critical_loss[at] = m.loss;
+        }
+        ok = push(arr, move_review_object(r, results, i, &m));
+    }
+    if (ok) {
+        ok = put(o, "moves", arr);
+        arr = NULL;
+    }
+    cJSON *sides = ok ? cJSON_CreateObject() : NULL;
+    for (int side = 0; ok && side < 2; side++) {
+        double mean = moves[side] ? loss_sum[side] / moves[side] : 0;
+        cJSON *so = cJSON_CreateObject();
+        ok = put(so, "moves", cJSON_CreateNumber(moves[side])) &&
+             put(so, "accuracy", cJSON_CreateNumber(round_to(accuracy_of(mean), 0.1))) &&
+             put(so, "mean_winrate_loss", cJSON_CreateNumber(round_to(mean, 0.1)));
+        for (int k = 0; ok && k < 5; k++) ok = put(so, kinds[k], cJSON_CreateNumber(count[side][k]));
+        ok = ok && put(so, "missed_win", cJSON_CreateNumber(missed[side]));
+        ok = ok ? put(sides, side ? "white" : "black", so) : (cJSON_Delete(so), false);
+    }
+    ok = ok && put(o, "sides", sides);
+    cJSON *crit = ok ? cJSON_CreateArray() : NULL;
+    for (int k = 0; ok && k < ncritical; k++) ok = push(crit, cJSON_CreateNumber(critical[k]));
+    ok = ok && put(o, "critical", crit);
     cJSON_Delete(arr);
     if (!ok) {
         cJSON_Delete(o);

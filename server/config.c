@@ -51,6 +51,9 @@ static const KeyDef KEYS[] = {
     I64_KEY("max_body_bytes", max_body_bytes, "1048576", 64, INT64_C(1) << 30,
             "request body cap in bytes; beyond it: 413"),
     INT_KEY("max_batch", max_batch, "64", 1, 100000, "positions per batch request; beyond it: 413"),
+    INT_KEY("max_review_moves", max_review_moves, "120", 1, 625,
+            "moves per game review; beyond it: 413. A review is queued whole, one position per move plus one, so "
+            "at most queue_length - 1 apply"),
     INT_KEY("max_connections", max_connections, "1024", 1, 1000000, "simultaneous client connections"),
     INT_KEY("connection_timeout_s", connection_timeout_s, "30", 0, 86400,
             "idle connection timeout, seconds; 0 = none"),

@@ -40,6 +40,7 @@ typedef struct {
     int max_multipv;
     int64_t max_body_bytes;      /* request body cap (413 above it) */
     int max_batch;               /* positions per batch request (413 above it) */
+    int max_review_moves;        /* moves per review request (413 above it) */
     int max_connections;         /* simultaneous connections, suspended ones included */
     int connection_timeout_s;    /* idle connection timeout; 0 = none */
     int drain_timeout_ms;        /* on SIGTERM: how long searches may go on before being stopped */

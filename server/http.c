@@ -75,6 +75,8 @@ typedef struct {
 /* The search part of an analysis request; exists once it is suspended. */
 typedef struct {
     bool batch;
+    bool review;        /* a batch whose slots are the positions of a game review */
+    ApiReview rv;       /* review: the game; its positions are b */
     int n;              /* positions (batch slots) */
     ApiRequest single;  /* !batch */
     ApiBatch b;         /* batch */
@@ -246,6 +248,7 @@ static MetricsRoute route_of(const char *url)
 {
     if (!strcmp(url, "/v1/analyze")) return ROUTE_ANALYZE;
     if (!strcmp(url, "/v1/analyze/batch")) return ROUTE_BATCH;
+    if (!strcmp(url, "/v1/review")) return ROUTE_REVIEW;
     if (!strcmp(url, "/v1/info")) return ROUTE_INFO;
     if (!strcmp(url, "/livez")) return ROUTE_LIVEZ;
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
@@ -392,7 +395,8 @@ static void *reaper_main(void *arg)
 static void job_free(Job *j)
 {
     if (!j) return;
-    if (j->batch) api_batch_free(&j->b);
+    if (j->review) api_review_free(&j->rv); /* j->b is a copy of its positions */
+    else if (j->batch) api_batch_free(&j->b);
     free(j->results);
     free(j->items);
     free(j->ptrs);
@@ -410,7 +414,7 @@ static Request *request_new(Server *s, struct MHD_Connection *conn, const char *
     r->route = route_of(url);
     r->get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     r->post = !strcmp(method, MHD_HTTP_METHOD_POST);
-    r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH);
+    r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW);
     sanitize_path(method, r->method, sizeof r->method);
     sanitize_path(url, r->path, sizeof r->path);
     sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
@@ -664,7 +668,10 @@ static void job_finish(Server *s, Request *r)
 {
     Job *j = r->job;
     if (!atomic_load(&j->gone)) {
-        if (j->batch) {
+        if (j->review) {
+            j->out = api_review_json(&j->rv, j->results);
+            j->out_status = 200;
+        } else if (j->batch) {
             j->out = api_batch_json(&j->b, j->results);
             j->out_status = 200;
         } else if (j->failed) {
@@ -732,6 +739,13 @@ static enum MHD_Result method_not_allowed(Request *r, const char *allow)
     return reply_problem(r, &p, allow, false);
 }
 
+/* Moves a review may have: it is queued whole, one position per move plus one. */
+static int review_cap(const Config *c)
+{
+    int cap = c->max_review_moves < c->queue_length - 1 ? c->max_review_moves : c->queue_length - 1;
+    return cap > 0 ? cap : 1; /* a queue of one: such a review gets a 503 like a batch too big for it */
+}
+
 /* Parses an analysis body, then queues it or answers at once. */
 static enum MHD_Result analyze(Request *r)
 {
@@ -742,7 +756,8 @@ static enum MHD_Result analyze(Request *r)
 
     Job *j = calloc(1, sizeof *j);
     if (!j) return reply_owned(r, 500, CT_PROBLEM, NULL);
-    j->batch = r->route == ROUTE_BATCH;
+    j->batch = r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW;
+    j->review = r->route == ROUTE_REVIEW;
     j->fault = r->fault;
     const char *body = r->body ? r->body : "";
     int nrun = 0;
@@ -753,6 +768,16 @@ static enum MHD_Result analyze(Request *r)
             return reply_problem(r, &p, NULL, false);
         }
         j->n = nrun = 1;
+    } else if (j->review) {
+        if (!api_parse_review(body, r->len, &s->caps, review_cap(&s->cfg), &j->rv, &p)) {
+            free(j); /* nothing of the review to free when parsing failed */
+            metrics_reject(&s->metrics, p.status == 413   ? REJECT_BATCH_TOO_LARGE
+                                        : p.status == 422 ? REJECT_UNPROCESSABLE
+                                                          : REJECT_BAD_REQUEST);
+            return reply_problem(r, &p, NULL, false);
+        }
+        j->b = j->rv.positions; /* the review owns them: see job_free */
+        j->n = nrun = j->b.n;
     } else {
         if (!api_parse_batch(body, r->len, &s->caps, s->cfg.max_batch, &j->b, &p)) {
             free(j); /* nothing of the batch to free when parsing failed */
@@ -858,6 +883,7 @@ static enum MHD_Result dispatch(Request *r)
     }
     case ROUTE_ANALYZE:
     case ROUTE_BATCH:
+    case ROUTE_REVIEW:
         if (!r->post) return method_not_allowed(r, "POST");
         return analyze(r);
     default:
@@ -972,13 +998,13 @@ static char *build_info(const Config *c, size_t *len)
                       "\"board_size\":{\"min\":%d,\"max\":%d,\"default\":%d},"
                       "\"limits\":{\"default\":{\"time_ms\":%s,\"depth\":%s,\"nodes\":%s},"
                       "\"max\":{\"time_ms\":%lld,\"depth\":%d,\"nodes\":%lld,\"multipv\":%d}},"
-                      "\"max_batch\":%d,\"max_body_bytes\":%lld,\"workers\":%d,\"queue_length\":%d,"
+                      "\"max_batch\":%d,\"max_review_moves\":%d,\"max_body_bytes\":%lld,\"workers\":%d,\"queue_length\":%d,"
                       "\"tt_mib\":%d}\n";
     char *out = NULL;
     for (int pass = 0; pass < 2; pass++) {
         int n = snprintf(out, out ? *len + 1 : 0, fmt, GOMOKUD_VERSION, BOARD_MIN_SIZE, BOARD_MAX_SIZE,
                          BOARD_DEFAULT_SIZE, dt, dd, dn, (long long)c->max_time_ms, c->max_depth,
-                         (long long)c->max_nodes, c->max_multipv, c->max_batch, (long long)c->max_body_bytes,
+                         (long long)c->max_nodes, c->max_multipv, c->max_batch, review_cap(c), (long long)c->max_body_bytes,
                          c->workers, c->queue_length, c->tt_mib);
         if (n < 0) return NULL;
         if (!out) {

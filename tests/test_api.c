@@ -667,3 +667,128 @@ Test(api, mangled_bodies_never_crash_and_always_answer_400_or_422)
     free(buf);
     cr_assert_lt(accepted, 3000, "most mangled bodies are refused");
 }
+
+/* ---- game review ---- */
+
+static ApiReview rv;
+
+static bool parse_review(const char *json, int max_moves)
+{
+    return api_parse_review(json, strlen(json), &caps, max_moves, &rv, &prob);
+}
+
+static void review_refused(const char *json, int max_moves, int status, const char *field)
+{
+    memset(&prob, 0, sizeof prob);
+    cr_assert_not(parse_review(json, max_moves), "accepted: %s", json);
+    cr_assert_eq(prob.status, status, "%s: status %d (%s)", json, prob.status, prob.detail);
+    cr_assert_str_eq(prob.field, field, "%s: field '%s' (%s)", json, prob.field, prob.detail);
+}
+
+Test(api, a_review_queues_every_position_of_the_game)
+{
+    cr_assert(parse_review("{\"id\":\"r1\",\"rule\":\"renju\",\"moves\":[\"h8\",\"h9\",\"i8\"],\"limits\":{\"depth\":3}}", 10),
+              "%s", prob.detail);
+    cr_assert_eq(rv.n, 3);
+    cr_assert_not(rv.terminal);
+    cr_assert_eq(rv.positions.n, 4, "the empty board and after each move");
+    for (int k = 0; k < 4; k++) {
+        cr_assert(rv.positions.ok[k]);
+        cr_assert_eq(rv.positions.reqs[k].pos.nmoves, k);
+        cr_assert_eq(rv.positions.reqs[k].pos.rule, RULE_RENJU);
+        cr_assert_eq(rv.positions.reqs[k].depth, 3);
+        cr_assert_eq(rv.positions.reqs[k].multipv, 2, "two lines tell an only move");
+    }
+    api_review_free(&rv);
+    /* a game that ends in a five: the last position is not searched */
+    cr_assert(parse_review("{\"moves\":[\"a1\",\"h8\",\"b1\",\"h9\",\"c1\",\"h10\",\"d1\",\"h11\",\"e1\"]}", 10), "%s",
+              prob.detail);
+    cr_assert(rv.terminal);
+    cr_assert_eq(rv.winner, BLACK);
+    cr_assert_eq(rv.positions.n, 9);
+    api_review_free(&rv);
+}
+
+Test(api, a_bad_review_names_its_field)
+{
+    review_refused("{\"moves\":[]}", 10, 400, "moves");
+    review_refused("{}", 10, 400, "moves");
+    review_refused("", 10, 400, "moves");
+    review_refused("{\"stones\":{\"black\":[\"h8\"]}}", 10, 400, "stones");
+    review_refused("{\"moves\":[\"h8\"],\"multipv\":3}", 10, 400, "multipv");
+    review_refused("{\"moves\":[\"h8\",\"h8\"]}", 10, 422, "moves[1]");
+    review_refused("{\"moves\":[\"h8\",\"i9\",\"j10\"]}", 2, 413, "moves");
+    /* a five before the last move: the game was over */
+    review_refused("{\"moves\":[\"a1\",\"h8\",\"b1\",\"h9\",\"c1\",\"h10\",\"d1\",\"h11\",\"e1\",\"o15\"]}", 20, 422,
+                   "moves[8]");
+}
+
+/* A result whose main line is `best` with the score s (mate m), and a
+ * second line with score s2 (mate m2). */
+static void set_result(EngineResult *r, const char *best, Score s, int m, Score s2, int m2)
+{
+    memset(r, 0, sizeof *r);
+    r->best_move = pt(best, 15);
+    r->score = s;
+    r->mate = m;
+    r->npv = 2;
+    r->pvs[0] = (PvLine){.move = r->best_move, .score = s, .mate = m, .pv_len = 1, .pv = {r->best_move}};
+    r->pvs[1] = (PvLine){.move = pt("a1", 15), .score = s2, .mate = m2, .pv_len = 1, .pv = {pt("a1", 15)}};
+}
+
+static const cJSON *review_move_at(const cJSON *j, int ply)
+{
+    return cJSON_GetArrayItem(member(j, "moves"), ply - 1);
+}
+
+Test(api, a_review_judges_each_move_by_the_win_rate_it_loses)
+{
+    cr_assert(parse_review("{\"moves\":[\"h8\",\"h9\",\"i8\",\"a2\",\"j8\"]}", 10), "%s", prob.detail);
+    EngineResult res[6];
+    Score even = 0, s10 = 0;
+    /* find scores with given win-rate drops from 0.5 */
+    while (100 * (0.5 - engine_winrate(-s10, 0)) < 12) s10 += 5; /* an inaccuracy: 12 points */
+    set_result(&res[0], "h8", even, 0, -50, 0);        /* black plays h8, the best */
+    set_result(&res[1], "g9", even, 0, -10, 0);        /* white plays h9, not g9 ... */
+    set_result(&res[2], "i8", s10, 0, -SCORE_MATE + 9, -4); /* ... black's view after: +s10: white lost 12 points; i8 is the only move */
+    set_result(&res[3], "a3", SCORE_MATE - 9, 4, 0, 0); /* white to move after i8... (from white's view) a proven win */
+    set_result(&res[4], "k9", 0, 0, 0, 0);              /* after a2 black is even: white threw its win away */
+    set_result(&res[5], "k8", SCORE_MATE - 3, 2, 0, 0);  /* after j8 white to move has a win: j8 is a blunder */
+    char *text = api_review_json(&rv, res);
+    cJSON *j = json_read(text);
+    cr_assert_str_eq(member(review_move_at(j, 1), "judgement")->valuestring, "best");
+    cr_assert_str_eq(member(review_move_at(j, 2), "judgement")->valuestring, "inaccuracy");
+    cr_assert_str_eq(member(review_move_at(j, 2), "best_move")->valuestring, "g9");
+    double loss2 = member(review_move_at(j, 2), "winrate_loss")->valuedouble;
+    cr_assert(loss2 >= 10 && loss2 < 20, "%g", loss2);
+    cr_assert(cJSON_IsTrue(member(review_move_at(j, 3), "only_move")), "every other move loses");
+    cr_assert_str_eq(member(review_move_at(j, 3), "judgement")->valuestring, "best");
+    cr_assert_eq(member(review_move_at(j, 4), "winrate_before")->valuedouble, 1);
+    cr_assert(cJSON_IsTrue(member(review_move_at(j, 4), "missed_win")));
+    cr_assert_str_eq(member(review_move_at(j, 4), "judgement")->valuestring, "blunder");
+    cr_assert_str_eq(member(review_move_at(j, 5), "judgement")->valuestring, "blunder");
+    cr_assert_eq(member(review_move_at(j, 5), "winrate_after")->valuedouble, 0);
+    /* sides: black made 3 moves (best, best, blunder), white 2 (inaccuracy, blunder with a missed win) */
+    const cJSON *black = member(member(j, "sides"), "black"), *white = member(member(j, "sides"), "white");
+    cr_assert_eq(member(black, "moves")->valuedouble, 3);
+    cr_assert_eq(member(black, "best")->valuedouble, 2);
+    cr_assert_eq(member(black, "blunder")->valuedouble, 1);
+    cr_assert_eq(member(white, "inaccuracy")->valuedouble, 1);
+    cr_assert_eq(member(white, "missed_win")->valuedouble, 1);
+    double mean = member(white, "mean_winrate_loss")->valuedouble;
+    double want = 103.1668 * exp(-0.04354 * mean) - 3.1669;
+    cr_assert(fabs(member(white, "accuracy")->valuedouble - want) < 0.2, "accuracy by Lichess's curve");
+    double bmean = member(black, "mean_winrate_loss")->valuedouble;
+    cr_assert(fabs(member(black, "accuracy")->valuedouble - (103.1668 * exp(-0.04354 * bmean) - 3.1669)) < 0.2);
+    cr_assert_gt(bmean, 0);
+    /* critical moments: the largest losses first */
+    const cJSON *crit = member(j, "critical");
+    cr_assert_eq(cJSON_GetArraySize(crit), 3);
+    /* i8 lost all (its alternatives lost sooner), then a2 and j8 lost 50 points each: earlier first */
+    cr_assert_eq(cJSON_GetArrayItem(crit, 0)->valuedouble, 3);
+    cr_assert_eq(cJSON_GetArrayItem(crit, 1)->valuedouble, 4);
+    cr_assert_eq(cJSON_GetArrayItem(crit, 2)->valuedouble, 5, "the inaccuracy (12 points) is not among the three");
+    cJSON_Delete(j);
+    free(text);
+    api_review_free(&rv);
+}

@@ -1,6 +1,7 @@
 /* The HTTP server end to end: the real server, started in-process on port 0,
  * talked to with libcurl and, for hang-ups, with raw sockets. */
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -334,6 +335,7 @@ Test(http, info_reports_version_rules_sizes_limits_workers_and_queue, .timeout =
                           "\"workers\":2",
                           "\"queue_length\":8",
                           "\"max_batch\":8",
+                          "\"max_review_moves\":7", /* capped by the queue: 7 moves are 8 positions */
                           "\"max_body_bytes\":4096"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_assert(strstr(r.body, want[i]), "%s in %s", want[i], r.body);
@@ -386,6 +388,52 @@ Test(http, analyze_answers_the_best_move_and_echoes_the_id, .timeout = 30)
     cr_assert(strstr(r.body, "\"side_to_move\":\"black\""), "%s", r.body);
     cr_assert(strstr(r.body, "\"best_move\":\""), "%s", r.body);
     cr_assert(strstr(r.body, "\"pv\":["), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, review_judges_every_move_of_a_game, .timeout = 60)
+{
+    Config c;
+    test_config(&c);
+    c.queue_length = 16;
+    start(&c);
+    /* white lets black's open three f8-h8 stand (a11) and black wins with a
+     * five at j8: the last position is not searched */
+    Resp r = request("POST", "/v1/review",
+                     "{\"id\":\"rv\",\"moves\":[\"f8\",\"a15\",\"g8\",\"a13\",\"h8\",\"a11\",\"i8\",\"a9\",\"j8\"],"
+                     "\"limits\":{\"depth\":3}}",
+                     NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cJSON *j = cJSON_Parse(r.body);
+    cr_assert_not_null(j, "%s", r.body);
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "id")->valuestring, "rv");
+    const cJSON *moves = cJSON_GetObjectItem(j, "moves");
+    cr_assert_eq(cJSON_GetArraySize(moves), 9);
+    const cJSON *a11 = cJSON_GetArrayItem(moves, 5), *five = cJSON_GetArrayItem(moves, 8);
+    cr_assert_str_eq(cJSON_GetObjectItem(a11, "judgement")->valuestring, "blunder", "%s", r.body);
+    cr_assert_eq(cJSON_GetObjectItem(a11, "winrate_after")->valuedouble, 0, "black has a proven win after a11");
+    cr_assert_str_eq(cJSON_GetObjectItem(five, "side")->valuestring, "black");
+    cr_assert_eq(cJSON_GetObjectItem(five, "winrate_before")->valuedouble, 1);
+    cr_assert_eq(cJSON_GetObjectItem(five, "winrate_after")->valuedouble, 1, "the five ends the game");
+    const cJSON *white = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sides"), "white");
+    cr_assert_eq(cJSON_GetObjectItem(white, "moves")->valuedouble, 4);
+    cr_assert_geq(cJSON_GetObjectItem(white, "blunder")->valuedouble, 1);
+    cr_assert_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "critical"), 0)->valuedouble, 6, "%s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_review_longer_than_the_queue_is_413_and_get_is_405, .timeout = 30)
+{
+    start_default(); /* queue_length 8: at most 7 moves */
+    Resp r = request("POST", "/v1/review", "{\"moves\":[\"a1\",\"b1\",\"c1\",\"d1\",\"e3\",\"f1\",\"g1\",\"h1\"]}", NULL);
+    cr_assert_eq(r.status, 413, "%s", r.body);
+    cr_assert(strstr(r.body, "\"field\":\"moves\""), "%s", r.body);
+    resp_free(&r);
+    r = request("GET", "/v1/review", NULL, NULL);
+    cr_assert_eq(r.status, 405);
     resp_free(&r);
     stop();
 }
