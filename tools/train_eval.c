@@ -496,7 +496,7 @@ static void write_tables(const char *path, const double *w, const double *pol, i
 int main(int argc, char **argv)
 {
     const char *out = NULL;
-    bool prior_only = false, tie_roles = false;
+    bool prior_only = false, tie_roles = false, strong_only = false;
     int iterations = DEFAULT_ITERATIONS, policy_iterations = DEFAULT_ITERATIONS;
     double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA;
     int first_file = argc;
@@ -504,6 +504,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--prior")) prior_only = true;
         else if (!strcmp(argv[i], "--tie-roles")) tie_roles = true;
+        else if (!strcmp(argv[i], "--strong-only")) strong_only = true;
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--policy-iterations") && i + 1 < argc) policy_iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--l2") && i + 1 < argc) l2 = atof(argv[++i]);
@@ -577,6 +578,7 @@ int main(int argc, char **argv)
             if (i < NVALUES) {
                 int s = i / (EVAL_ROLES * PATTERN_CODES);
                 if (frozen(s, (unsigned)(i / EVAL_ROLES % PATTERN_CODES), true)) continue;
+                if (strong_only && weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) continue;
             }
             double g = grad[i] + 2 * l2 * (w[i] - w0[i]);
             m1[i] = b1 * m1[i] + (1 - b1) * g;
