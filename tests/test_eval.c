@@ -16,7 +16,9 @@ Test(eval, the_empty_board_is_worth_only_the_tempo)
     cr_assert(board_reset(&b, 15, RULE_FREESTYLE));
     cr_assert_eq(eval_side(&b, BLACK), 0);
     cr_assert_eq(eval_side(&b, WHITE), 0);
-    cr_assert_gt(eval_static(&b), 0);
+    cr_assert_eq(eval_static(&b), eval_tempo[EVAL_SET_FREESTYLE]);
+    cr_assert(board_reset(&b, 15, RULE_RENJU));
+    cr_assert_eq(eval_static(&b), eval_tempo[EVAL_SET_RENJU_BLACK]);
 }
 
 Test(eval, the_score_is_from_the_side_to_moves_view)

@@ -453,7 +453,7 @@ static void write_tables(const char *path, const double *w, const double *pol, i
     }
     if (nsamples)
         fprintf(f,
-                "\n *\n * %ld games, %zu training and %zu held-out positions; scale S = %.1f.\n"
+                "\n *\n * %ld games, %zu training and %zu held-out positions; win rate scale S = %.1f.\n"
                 " * Cross-entropy, training / held out: prior %.5f / %.5f, fitted %.5f / %.5f.\n */\n",
                 ngames, ntrain, nval, scale, l_train0, l_val0, l_train, l_val);
     if (npsamples)
@@ -497,6 +497,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL;
     bool prior_only = false, tie_roles = false, strong_only = false;
+    unsigned fit_sets = (1u << EVAL_SETS) - 1; /* --fit-sets: the others keep the prior */
     int iterations = DEFAULT_ITERATIONS, policy_iterations = DEFAULT_ITERATIONS;
     double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA;
     int first_file = argc;
@@ -505,6 +506,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--prior")) prior_only = true;
         else if (!strcmp(argv[i], "--tie-roles")) tie_roles = true;
         else if (!strcmp(argv[i], "--strong-only")) strong_only = true;
+        else if (!strcmp(argv[i], "--fit-sets") && i + 1 < argc) {
+            fit_sets = 0;
+            static const char *const names[EVAL_SETS] = {"freestyle", "standard", "renju-black", "renju-white"};
+            for (int k = 0; k < EVAL_SETS; k++)
+                if (strstr(argv[i + 1], names[k])) fit_sets |= 1u << k;
+            i++;
+        }
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--policy-iterations") && i + 1 < argc) policy_iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--l2") && i + 1 < argc) l2 = atof(argv[++i]);
@@ -547,8 +555,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "train-eval: too few games\n");
         return 1;
     }
-    /* forbidden points of black: nothing, from the start */
-    for (int r = 0; r < EVAL_ROLES; r++)
+    /* forbidden points of black: nothing, from the start (when that set is fitted) */
+    for (int r = 0; r < EVAL_ROLES && (fit_sets >> EVAL_SET_RENJU_BLACK & 1); r++)
         for (unsigned c = 0; c < PATTERN_CODES; c++)
             if (frozen(EVAL_SET_RENJU_BLACK, c, true)) w[vindex(EVAL_SET_RENJU_BLACK, r, c)] = w0[vindex(EVAL_SET_RENJU_BLACK, r, c)] = 0;
     double scale = fit_scale(w);
@@ -579,6 +587,9 @@ int main(int argc, char **argv)
                 int s = i / (EVAL_ROLES * PATTERN_CODES);
                 if (frozen(s, (unsigned)(i / EVAL_ROLES % PATTERN_CODES), true)) continue;
                 if (strong_only && weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) continue;
+                if (!(fit_sets >> s & 1)) continue;
+            } else if (!(fit_sets >> (i - NVALUES) & 1)) {
+                continue;
             }
             double g = grad[i] + 2 * l2 * (w[i] - w0[i]);
             m1[i] = b1 * m1[i] + (1 - b1) * g;
