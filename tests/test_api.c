@@ -29,16 +29,22 @@ TestSuite(api, .init = setup);
 
 static bool parse(const char *json) { return api_parse_analyze(json, strlen(json), &caps, &req, &prob); }
 
-/* Parses json, expecting it to fail with status and field. */
-static void refused(const char *json, int status, const char *field)
+/* The problem prob of a refused json: status and field, explained. */
+static void assert_problem(const char *json, int status, const char *field)
 {
-    memset(&prob, 0, sizeof prob);
-    cr_assert_not(parse(json), "accepted: %s", json);
     cr_assert_eq(prob.status, status, "%s: status %d (%s), expected %d", json, prob.status, prob.detail, status);
     cr_assert_str_eq(prob.field, field, "%s: field '%s' (%s), expected '%s'", json, prob.field, prob.detail, field);
     cr_assert_neq(prob.detail[0], 0, "%s: the problem explains itself", json);
     cr_assert_not_null(prob.type);
     cr_assert_not_null(prob.title);
+}
+
+/* Parses json, expecting it to fail with status and field. */
+static void refused(const char *json, int status, const char *field)
+{
+    memset(&prob, 0, sizeof prob);
+    cr_assert_not(parse(json), "accepted: %s", json);
+    assert_problem(json, status, field);
 }
 
 static Move pt(const char *notation, int size)
@@ -681,8 +687,7 @@ static void review_refused(const char *json, int max_moves, int status, const ch
 {
     memset(&prob, 0, sizeof prob);
     cr_assert_not(parse_review(json, max_moves), "accepted: %s", json);
-    cr_assert_eq(prob.status, status, "%s: status %d (%s)", json, prob.status, prob.detail);
-    cr_assert_str_eq(prob.field, field, "%s: field '%s' (%s)", json, prob.field, prob.detail);
+    assert_problem(json, status, field);
 }
 
 Test(api, a_review_queues_every_position_of_the_game)
