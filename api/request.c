@@ -495,6 +495,18 @@ bool api_parse_analyze(const char *body, size_t len, const ApiCaps *caps, ApiReq
     return ok;
 }
 
+/* Room for n slots in b (n set); false with a 500 in *err when memory is
+ * short (the caller frees what was had with api_batch_free). */
+static bool batch_alloc(ApiBatch *b, int n, ApiProblem *err)
+{
+    b->reqs = calloc((size_t)n, sizeof *b->reqs);
+    b->errors = calloc((size_t)n, sizeof *b->errors);
+    b->ok = calloc((size_t)n, sizeof *b->ok);
+    if (!b->reqs || !b->errors || !b->ok) return api_problem(err, 500, "", "out of memory");
+    b->n = n;
+    return true;
+}
+
 bool api_parse_batch(const char *body, size_t len, const ApiCaps *caps, int max_positions, ApiBatch *out,
                      ApiProblem *err)
 {
@@ -528,14 +540,7 @@ bool api_parse_batch(const char *body, size_t len, const ApiCaps *caps, int max_
         api_problem(err, 413, "positions", "%d positions in one batch; at most %d are allowed", n, max_positions);
         goto cleanup;
     }
-    out->reqs = calloc((size_t)n, sizeof *out->reqs);
-    out->errors = calloc((size_t)n, sizeof *out->errors);
-    out->ok = calloc((size_t)n, sizeof *out->ok);
-    if (!out->reqs || !out->errors || !out->ok) {
-        api_problem(err, 500, "", "out of memory");
-        goto cleanup;
-    }
-    out->n = n;
+    if (!batch_alloc(out, n, err)) goto cleanup;
     int i = 0;
     for (const cJSON *c = slot[0]->child; c; c = c->next, i++)
         out->ok[i] = parse_request(c, caps, &out->reqs[i], &out->errors[i]);
@@ -592,14 +597,7 @@ bool api_parse_review(const char *body, size_t len, const ApiCaps *caps, int max
     }
     int np = out->terminal ? out->n : out->n + 1;
     ApiBatch *b = &out->positions;
-    b->reqs = calloc((size_t)np, sizeof *b->reqs);
-    b->errors = calloc((size_t)np, sizeof *b->errors);
-    b->ok = calloc((size_t)np, sizeof *b->ok);
-    if (!b->reqs || !b->errors || !b->ok) {
-        api_problem(err, 500, "", "out of memory");
-        goto done;
-    }
-    b->n = np;
+    if (!batch_alloc(b, np, err)) goto done;
     for (int k = 0; k < np; k++) {
         ApiRequest *q = &b->reqs[k];
         *q = out->game;

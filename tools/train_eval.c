@@ -438,6 +438,26 @@ static void fit_policy(const double *p0, double *p, int iterations, double l2)
 
 /* ---- output -------------------------------------------------------------- */
 
+static int value_pair(int set, unsigned code, int role) { return vindex(set, role, code); }
+
+/* Writes a table of value pairs per set and code, index(set, code, k)
+ * giving the k-th value of a pair, rounded. */
+static void write_pairs(FILE *f, const char *decl, const char *set_suffix, const double *v,
+                        int (*index)(int, unsigned, int))
+{
+    static const char *set_names[EVAL_SETS] = {"freestyle", "standard", "renju black", "renju white"};
+    fprintf(f, "%s = {\n", decl);
+    for (int s = 0; s < EVAL_SETS; s++) {
+        fprintf(f, "    { /* %s%s */", set_names[s], set_suffix);
+        for (unsigned c = 0; c < PATTERN_CODES; c++) {
+            if (c % 8 == 0) fprintf(f, "\n       ");
+            fprintf(f, " {%ld, %ld},", lround(v[index(s, c, 0)]), lround(v[index(s, c, 1)]));
+        }
+        fprintf(f, "\n    },\n");
+    }
+    fprintf(f, "};\n");
+}
+
 static void write_tables(const char *path, const double *w, const double *pol, int argc, char **argv, double scale, double l_train0,
                          double l_val0, double l_train, double l_val, size_t ntrain, size_t nval)
 {
@@ -466,30 +486,13 @@ static void write_tables(const char *path, const double *w, const double *pol, i
     else
         fprintf(f, "\n *\n * The prior alone: the additive evaluation the codes replaced.\n */\n");
     fprintf(f, "#include \"eval_tables.h\"\n\n");
-    static const char *set_names[EVAL_SETS] = {"freestyle", "standard", "renju black", "renju white"};
     fprintf(f, "/* {side to move, side waiting} per code */\n");
-    fprintf(f, "const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES] = {\n");
-    for (int s = 0; s < EVAL_SETS; s++) {
-        fprintf(f, "    { /* %s */", set_names[s]);
-        for (unsigned c = 0; c < PATTERN_CODES; c++) {
-            if (c % 8 == 0) fprintf(f, "\n       ");
-            fprintf(f, " {%ld, %ld},", lround(w[vindex(s, EVAL_MOVER, c)]), lround(w[vindex(s, EVAL_WAITER, c)]));
-        }
-        fprintf(f, "\n    },\n");
-    }
-    fprintf(f, "};\n\nconst int16_t eval_tempo[EVAL_SETS] = {");
+    write_pairs(f, "const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES]", "", w, value_pair);
+    fprintf(f, "\nconst int16_t eval_tempo[EVAL_SETS] = {");
     for (int s = 0; s < EVAL_SETS; s++) fprintf(f, "%s%ld", s ? ", " : "", lround(w[NVALUES + s]));
     fprintf(f, "};\n\n/* {attack, defence} per code */\n");
-    fprintf(f, "const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2] = {\n");
-    for (int s = 0; s < EVAL_SETS; s++) {
-        fprintf(f, "    { /* %s to move */", set_names[s]);
-        for (unsigned c = 0; c < PATTERN_CODES; c++) {
-            if (c % 8 == 0) fprintf(f, "\n       ");
-            fprintf(f, " {%ld, %ld},", lround(pol[pindex(s, c, POLICY_ATTACK)]), lround(pol[pindex(s, c, POLICY_DEFEND)]));
-        }
-        fprintf(f, "\n    },\n");
-    }
-    fprintf(f, "};\n\nconst double eval_winrate_scale = %.1f;\n", scale);
+    write_pairs(f, "const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2]", " to move", pol, pindex);
+    fprintf(f, "\nconst double eval_winrate_scale = %.1f;\n", scale);
     fclose(f);
 }
 
