@@ -8,7 +8,6 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <math.h>
-#include <string.h>
 
 #include "api/api.h"
 #include "engine/board.h"
@@ -56,11 +55,10 @@ static cJSON *move_array(const Move *moves, int n, int size)
 
 static cJSON *mate_value(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_CreateNull(); }
 
-/* Three decimals, as a number. */
-static cJSON *winrate_value(Score score, int mate)
-{
-    return cJSON_CreateNumber(round(engine_winrate(score, mate) * 1000) / 1000);
-}
+/* v rounded to 1/per_unit (per_unit 1000: three decimals), as a number. */
+static cJSON *rounded(double v, double per_unit) { return cJSON_CreateNumber(round(v * per_unit) / per_unit); }
+
+static cJSON *winrate_value(Score score, int mate) { return rounded(engine_winrate(score, mate), 1000); }
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -178,8 +176,6 @@ char *api_batch_json(const ApiBatch *b, const EngineResult *results)
 
 /* ---- game review ---------------------------------------------------------- */
 
-static double round_to(double v, double unit) { return round(v / unit) * unit; }
-
 /* Accuracy of a side from its mean win-rate loss in points: Lichess's
  * curve, 103.1668 * exp(-0.04354 * loss) - 3.1669, clamped to 0..100. */
 static double accuracy_of(double mean_loss)
@@ -188,10 +184,13 @@ static double accuracy_of(double mean_loss)
     return a < 0 ? 0 : a > 100 ? 100 : a;
 }
 
+enum { J_BEST, J_GOOD, J_INACCURACY, J_MISTAKE, J_BLUNDER, JUDGEMENTS };
+static const char *const judgement_names[JUDGEMENTS] = {"best", "good", "inaccuracy", "mistake", "blunder"};
+
 typedef struct {
     double wr_before, wr_after, loss; /* the mover's win rates, loss in points */
-    bool best, missed_win, only_move;
-    const char *judgement;
+    bool missed_win, only_move;
+    int judgement; /* J_* */
 } MoveReview;
 
 static MoveReview review_move(const ApiReview *r, const EngineResult *results, int i)
@@ -210,14 +209,14 @@ static MoveReview review_move(const ApiReview *r, const EngineResult *results, i
         after_win = after->mate < 0;
     }
     m.loss = m.wr_before > m.wr_after ? 100 * (m.wr_before - m.wr_after) : 0;
-    m.best = played == before->best_move;
+    bool best = played == before->best_move;
     m.missed_win = before->mate > 0 && !after_win;
-    m.only_move = m.best && before->npv >= 2 && before->pvs[1].mate < 0 && before->pvs[0].mate >= 0;
-    m.judgement = m.best                       ? "best"
-                  : m.loss >= API_BLUNDER      ? "blunder"
-                  : m.loss >= API_MISTAKE      ? "mistake"
-                  : m.loss >= API_INACCURACY   ? "inaccuracy"
-                                               : "good";
+    m.only_move = best && before->npv >= 2 && before->pvs[1].mate < 0 && before->pvs[0].mate >= 0;
+    m.judgement = best                       ? J_BEST
+                  : m.loss >= API_BLUNDER    ? J_BLUNDER
+                  : m.loss >= API_MISTAKE    ? J_MISTAKE
+                  : m.loss >= API_INACCURACY ? J_INACCURACY
+                                             : J_GOOD;
     return m;
 }
 
@@ -234,11 +233,11 @@ static cJSON *move_review_object(const ApiReview *r, const EngineResult *results
               put(o, "pv", line ? move_array(line->pv, line->pv_len < ENGINE_MAX_PV ? line->pv_len : ENGINE_MAX_PV, size)
                                 : cJSON_CreateArray()) &&
               put(o, "score", cJSON_CreateNumber(before->score)) &&
-              put(o, "mate", before->mate ? cJSON_CreateNumber(before->mate) : cJSON_CreateNull()) &&
-              put(o, "winrate_before", cJSON_CreateNumber(round_to(m->wr_before, 0.001))) &&
-              put(o, "winrate_after", cJSON_CreateNumber(round_to(m->wr_after, 0.001))) &&
-              put(o, "winrate_loss", cJSON_CreateNumber(round_to(m->loss, 0.1))) &&
-              put(o, "judgement", cJSON_CreateString(m->judgement)) &&
+              put(o, "mate", mate_value(before->mate)) &&
+              put(o, "winrate_before", rounded(m->wr_before, 1000)) &&
+              put(o, "winrate_after", rounded(m->wr_after, 1000)) &&
+              put(o, "winrate_loss", rounded(m->loss, 10)) &&
+              put(o, "judgement", cJSON_CreateString(judgement_names[m->judgement])) &&
               put(o, "missed_win", cJSON_CreateBool(m->missed_win)) &&
               put(o, "only_move", cJSON_CreateBool(m->only_move));
     if (!ok) {
@@ -253,8 +252,7 @@ static cJSON *move_review_object(const ApiReview *r, const EngineResult *results
 char *api_review_json(const ApiReview *r, const EngineResult *results)
 {
     if (!r || !results || r->n < 1) return NULL;
-    static const char *const kinds[] = {"best", "good", "inaccuracy", "mistake", "blunder"};
-    int count[2][5] = {{0}}, missed[2] = {0, 0}, moves[2] = {0, 0};
+    int count[2][JUDGEMENTS] = {{0}}, missed[2] = {0, 0}, moves[2] = {0, 0};
     double loss_sum[2] = {0, 0};
     int critical[REVIEW_CRITICAL];
     double critical_loss[REVIEW_CRITICAL];
@@ -270,7 +268,7 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
         moves[side]++;
         loss_sum[side] += m.loss;
         missed[side] += m.missed_win;
-        for (int k = 0; k < 5; k++) count[side][k] += !strcmp(m.judgement, kinds[k]);
+        count[side][m.judgement]++;
         /* keep the largest losses, largest first (earlier ply on ties) */
         if (m.loss > 0) {
             int at = ncritical < REVIEW_CRITICAL ? ncritical++ : REVIEW_CRITICAL;
@@ -291,9 +289,9 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
         double mean = moves[side] ? loss_sum[side] / moves[side] : 0;
         cJSON *so = cJSON_CreateObject();
         ok = put(so, "moves", cJSON_CreateNumber(moves[side])) &&
-             put(so, "accuracy", cJSON_CreateNumber(round_to(accuracy_of(mean), 0.1))) &&
-             put(so, "mean_winrate_loss", cJSON_CreateNumber(round_to(mean, 0.1)));
-        for (int k = 0; ok && k < 5; k++) ok = put(so, kinds[k], cJSON_CreateNumber(count[side][k]));
+             put(so, "accuracy", rounded(accuracy_of(mean), 10)) &&
+             put(so, "mean_winrate_loss", rounded(mean, 10));
+        for (int k = 0; ok && k < JUDGEMENTS; k++) ok = put(so, judgement_names[k], cJSON_CreateNumber(count[side][k]));
         ok = ok && put(so, "missed_win", cJSON_CreateNumber(missed[side]));
         ok = ok ? put(sides, side ? "white" : "black", so) : (cJSON_Delete(so), false);
     }

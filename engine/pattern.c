@@ -180,28 +180,37 @@ void pattern_code_patterns(unsigned code, Pattern out[4])
     for (int d = 0; d < 4; d++) out[d] = (Pattern)(v >> (4 * d) & 15);
 }
 
+/* A packed pat4 with its four patterns in ascending order. */
+static uint16_t sorted_pat4(unsigned k)
+{
+    unsigned p[4];
+    for (int i = 0; i < 4; i++) {
+        unsigned v = k >> (4 * i) & 15;
+        int j = i;
+        for (; j > 0 && p[j - 1] > v; j--) p[j] = p[j - 1];
+        p[j] = v;
+    }
+    return (uint16_t)(p[0] | p[1] << 4 | p[2] << 8 | p[3] << 12);
+}
+
 /* Numbers the multisets in lexicographic order of their ascending patterns
  * and maps every packed pat4 (in any order) to its multiset's number; pat4
  * values with a nibble past P_COUNT never occur and map to 0. */
 static void build_codes(uint16_t *table)
 {
     unsigned n = 0;
+    memset(table, 0, 65536 * sizeof *table);
     for (unsigned a = 0; a < P_COUNT; a++)
         for (unsigned b = a; b < P_COUNT; b++)
             for (unsigned c = b; c < P_COUNT; c++)
-                for (unsigned d = c; d < P_COUNT; d++) code_patterns[n++] = (uint16_t)(a | b << 4 | c << 8 | d << 12);
-    memset(table, 0, 65536 * sizeof *table);
-    for (unsigned i = 0; i < n; i++) {
-        unsigned p[4];
-        for (int k = 0; k < 4; k++) p[k] = code_patterns[i] >> (4 * k) & 15;
-        /* every ordering of the four: 24 permutations (repeats write the same) */
-        static const uint8_t perm[24][4] = {
-            {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
-            {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
-            {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
-            {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
-        for (int q = 0; q < 24; q++)
-            table[p[perm[q][0]] | p[perm[q][1]] << 4 | p[perm[q][2]] << 8 | p[perm[q][3]] << 12] = (uint16_t)i;
+                for (unsigned d = c; d < P_COUNT; d++) {
+                    code_patterns[n] = (uint16_t)(a | b << 4 | c << 8 | d << 12);
+                    table[code_patterns[n]] = (uint16_t)n;
+                    n++;
+                }
+    for (unsigned k = 0; k < 65536; k++) {
+        uint16_t s = sorted_pat4(k);
+        if ((s >> 12) < P_COUNT) table[k] = table[s]; /* the largest is the last: all four are patterns */
     }
 }
 

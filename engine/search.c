@@ -96,24 +96,28 @@ static bool threat_should_stop(void *ctx)
     return e->stopped || (e->threat_deadline_ns && search_now_ns() >= e->threat_deadline_ns);
 }
 
-/* The threat table's salt: a fresh search forgets earlier searches' numbers
- * unless the engine is persistent. */
-static uint64_t threat_salt(const Engine *e) { return e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull; }
-
-/* Runs a threat search for the side to move on e->board, charging its nodes
- * to the search. Returns plies to the five or 0. */
-static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len)
+/* A threat search on e->board with the engine's proof-number table, not
+ * bound by the search's limits. A fresh search forgets earlier searches'
+ * numbers (the salt) unless the engine is persistent. */
+static ThreatSearch threat_setup(Engine *e, uint64_t budget, int quiet_plies)
 {
-    ThreatSearch ts = {
+    return (ThreatSearch){
         .b = &e->board,
-        .salt = threat_salt(e),
+        .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
         .cache = e->threat_cache,
         .cache_mask = e->threat_mask,
         .budget = budget,
-        .should_stop = threat_should_stop,
-        .stop_ctx = e,
-        .quiet_plies = vct ? ROOT_QUIET_PLIES : 0,
+        .quiet_plies = quiet_plies,
     };
+}
+
+/* Runs a threat search for the side to move on e->board, charging its nodes
+ * to the search and stopping with it. Returns plies to the five or 0. */
+static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len)
+{
+    ThreatSearch ts = threat_setup(e, budget, vct ? ROOT_QUIET_PLIES : 0);
+    ts.should_stop = threat_should_stop;
+    ts.stop_ctx = e;
     if (e->node_limit) {
         if (e->nodes >= e->node_limit) return 0;
         if (e->node_limit - e->nodes < ts.budget) ts.budget = e->node_limit - e->nodes;
@@ -551,9 +555,7 @@ static void complete_mate_line(Engine *e, PvLine *l)
         Move m;
         if (b->to_move == winner) {
             if (!movegen_five_points(b, winner, &m, 1)) {
-                ThreatSearch ts = {.b = b, .cache = e->threat_cache, .cache_mask = e->threat_mask,
-                                   .salt = threat_salt(e),
-                                   .budget = COMPLETE_NODES, .quiet_plies = ROOT_QUIET_PLIES};
+                ThreatSearch ts = threat_setup(e, COMPLETE_NODES, ROOT_QUIET_PLIES);
                 Move t[THREAT_MAX_LINE];
                 int tl = 0, room = ENGINE_MAX_PV - n;
                 if (!vcf_find(&ts, room, t, &tl)) {

@@ -76,7 +76,7 @@ typedef struct {
 typedef struct {
     bool batch;
     bool review;        /* a batch whose slots are the positions of a game review */
-    ApiReview rv;       /* review: the game; its positions are b */
+    ApiReview rv;       /* review: the game; b owns its positions */
     int n;              /* positions (batch slots) */
     ApiRequest single;  /* !batch */
     ApiBatch b;         /* batch */
@@ -395,8 +395,7 @@ static void *reaper_main(void *arg)
 static void job_free(Job *j)
 {
     if (!j) return;
-    if (j->review) api_review_free(&j->rv); /* j->b is a copy of its positions */
-    else if (j->batch) api_batch_free(&j->b);
+    if (j->batch) api_batch_free(&j->b);
     free(j->results);
     free(j->items);
     free(j->ptrs);
@@ -739,6 +738,12 @@ static enum MHD_Result method_not_allowed(Request *r, const char *allow)
     return reply_problem(r, &p, allow, false);
 }
 
+/* The metrics' reason for an analysis, batch or review body refused with status. */
+static MetricsReject reject_reason(int status)
+{
+    return status == 413 ? REJECT_BATCH_TOO_LARGE : status == 422 ? REJECT_UNPROCESSABLE : REJECT_BAD_REQUEST;
+}
+
 /* Moves a review may have: it is queued whole, one position per move plus one. */
 static int review_cap(const Config *c)
 {
@@ -764,26 +769,23 @@ static enum MHD_Result analyze(Request *r)
     if (!j->batch) {
         if (!api_parse_analyze(body, r->len, &s->caps, &j->single, &p)) {
             job_free(j);
-            metrics_reject(&s->metrics, p.status == 422 ? REJECT_UNPROCESSABLE : REJECT_BAD_REQUEST);
+            metrics_reject(&s->metrics, reject_reason(p.status));
             return reply_problem(r, &p, NULL, false);
         }
         j->n = nrun = 1;
     } else if (j->review) {
         if (!api_parse_review(body, r->len, &s->caps, review_cap(&s->cfg), &j->rv, &p)) {
             free(j); /* nothing of the review to free when parsing failed */
-            metrics_reject(&s->metrics, p.status == 413   ? REJECT_BATCH_TOO_LARGE
-                                        : p.status == 422 ? REJECT_UNPROCESSABLE
-                                                          : REJECT_BAD_REQUEST);
+            metrics_reject(&s->metrics, reject_reason(p.status));
             return reply_problem(r, &p, NULL, false);
         }
-        j->b = j->rv.positions; /* the review owns them: see job_free */
+        j->b = j->rv.positions; /* the batch takes the positions over */
+        memset(&j->rv.positions, 0, sizeof j->rv.positions);
         j->n = nrun = j->b.n;
     } else {
         if (!api_parse_batch(body, r->len, &s->caps, s->cfg.max_batch, &j->b, &p)) {
             free(j); /* nothing of the batch to free when parsing failed */
-            metrics_reject(&s->metrics, p.status == 413   ? REJECT_BATCH_TOO_LARGE
-                                        : p.status == 422 ? REJECT_UNPROCESSABLE
-                                                          : REJECT_BAD_REQUEST);
+            metrics_reject(&s->metrics, reject_reason(p.status));
             return reply_problem(r, &p, NULL, false);
         }
         j->n = j->b.n;

@@ -336,16 +336,30 @@ static double loss(const double *w, double scale, bool held_out, double *grad)
     return n ? total / (double)n : 0;
 }
 
-static double fit_scale(const double *w)
+/* The x in [lo, hi] that minimises f(w, x), by golden-section search. */
+static double golden_min(double (*f)(const double *, double), const double *w, double lo, double hi)
 {
-    double lo = 20, hi = 3000;
-    for (int i = 0; i < 60; i++) { /* golden section on the training loss */
+    for (int i = 0; i < 60; i++) {
         double a = hi - (hi - lo) / 1.618, b = lo + (hi - lo) / 1.618;
-        if (loss(w, a, false, NULL) < loss(w, b, false, NULL)) hi = b;
+        if (f(w, a) < f(w, b)) hi = b;
         else lo = a;
     }
     return (lo + hi) / 2;
 }
+
+/* One Adam step (iteration it, from 1) of the value *w with gradient g. */
+static void adam_step(double *w, double g, double *m1, double *m2, int it, double rate)
+{
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    *m1 = b1 * *m1 + (1 - b1) * g;
+    *m2 = b2 * *m2 + (1 - b2) * g * g;
+    *w -= rate * (*m1 / (1 - pow(b1, it))) / (sqrt(*m2 / (1 - pow(b2, it))) + eps);
+}
+
+static double train_loss(const double *w, double scale) { return loss(w, scale, false, NULL); }
+
+/* S: the scale at which the values best predict the training results. */
+static double fit_scale(const double *w) { return golden_min(train_loss, w, 20, 3000); }
 
 /* Mean cross-entropy of the softmax over each position's candidates
  * (logits = score / temp) against the chosen move, and the share of
@@ -386,16 +400,7 @@ static double policy_loss(const double *p, double temp, bool held_out, double *g
     return n ? total / (double)n : 0;
 }
 
-static double fit_temperature(const double *p)
-{
-    double lo = 1, hi = 2000;
-    for (int i = 0; i < 50; i++) {
-        double a = hi - (hi - lo) / 1.618, b = lo + (hi - lo) / 1.618;
-        if (policy_loss(p, a, false, NULL, NULL) < policy_loss(p, b, false, NULL, NULL)) hi = b;
-        else lo = a;
-    }
-    return (lo + hi) / 2;
-}
+static double policy_train_loss(const double *p, double temp) { return policy_loss(p, temp, false, NULL, NULL); }
 
 /* Fits the policy by Adam from its prior p0 into p, keeping the values with
  * the best held-out loss; prints the losses and top-1 rates. */
@@ -403,7 +408,7 @@ static void fit_policy(const double *p0, double *p, int iterations, double l2)
 {
     static double grad[NPOLICY], m1[NPOLICY], m2[NPOLICY], best[NPOLICY];
     memcpy(p, p0, NPOLICY * sizeof *p);
-    double temp = fit_temperature(p), top_t, top_v;
+    double temp = golden_min(policy_train_loss, p, 1, 2000), top_t, top_v;
     double lt = policy_loss(p, temp, false, NULL, &top_t), lv = policy_loss(p, temp, true, NULL, &top_v);
     fprintf(stderr, "train-eval: policy: %zu positions, temperature %.1f; prior loss %.4f / held out %.4f, top-1 %.3f / %.3f\n",
             npsamples, temp, lt, lv, top_t, top_v);
@@ -411,15 +416,10 @@ static void fit_policy(const double *p0, double *p, int iterations, double l2)
     policy_prior_summary[3] = top_v;
     double best_val = lv;
     memcpy(best, p, sizeof best);
-    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
     for (int it = 1; it <= iterations; it++) {
         lt = policy_loss(p, temp, false, grad, NULL);
-        for (int i = 0; i < NPOLICY; i++) {
-            double g = grad[i] + 2 * l2 * (p[i] - p0[i]);
-            m1[i] = b1 * m1[i] + (1 - b1) * g;
-            m2[i] = b2 * m2[i] + (1 - b2) * g * g;
-            p[i] -= POLICY_RATE * (m1[i] / (1 - pow(b1, it))) / (sqrt(m2[i] / (1 - pow(b2, it))) + eps);
-        }
+        for (int i = 0; i < NPOLICY; i++)
+            adam_step(&p[i], grad[i] + 2 * l2 * (p[i] - p0[i]), &m1[i], &m2[i], it, POLICY_RATE);
         if (it % 25 == 0 || it == iterations) {
             lv = policy_loss(p, temp, true, NULL, &top_v);
             fprintf(stderr, "train-eval: policy iteration %d: loss %.4f, held out %.4f, top-1 %.3f\n", it, lt, lv, top_v);
@@ -575,7 +575,15 @@ int main(int argc, char **argv)
     fprintf(stderr, "train-eval: %zu positions with a search score, lambda %.2f\n", scored, lambda);
     double lt0 = loss(w, scale, false, NULL), lv0 = loss(w, scale, true, NULL);
     fprintf(stderr, "train-eval: S = %.1f; prior loss %.5f / held out %.5f\n", scale, lt0, lv0);
-    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    /* the values that move: their set is fitted, and they have shape (and
+     * with --strong-only a closed three or more) */
+    static bool fitted[NPARAMS];
+    for (int i = 0; i < NPARAMS; i++) {
+        int set = i < NVALUES ? i / (EVAL_ROLES * PATTERN_CODES) : i - NVALUES;
+        unsigned code = (unsigned)(i / EVAL_ROLES % PATTERN_CODES);
+        fitted[i] = (fit_sets >> set & 1) &&
+                    (i >= NVALUES || (!frozen(set, code, true) && !(strong_only && weak_code(code))));
+    }
     double best_val = lv0;
     static double best[NPARAMS];
     memcpy(best, w, sizeof w);
@@ -585,21 +593,8 @@ int main(int argc, char **argv)
          * code with --tie-roles, else for the codes below a closed three */
         for (int i = 0; i < NVALUES; i += EVAL_ROLES)
             if (tie_roles || weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) grad[i] = grad[i + 1] = grad[i] + grad[i + 1];
-        for (int i = 0; i < NPARAMS; i++) {
-            if (i < NVALUES) {
-                int s = i / (EVAL_ROLES * PATTERN_CODES);
-                if (frozen(s, (unsigned)(i / EVAL_ROLES % PATTERN_CODES), true)) continue;
-                if (strong_only && weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) continue;
-                if (!(fit_sets >> s & 1)) continue;
-            } else if (!(fit_sets >> (i - NVALUES) & 1)) {
-                continue;
-            }
-            double g = grad[i] + 2 * l2 * (w[i] - w0[i]);
-            m1[i] = b1 * m1[i] + (1 - b1) * g;
-            m2[i] = b2 * m2[i] + (1 - b2) * g * g;
-            double mh = m1[i] / (1 - pow(b1, it)), vh = m2[i] / (1 - pow(b2, it));
-            w[i] -= LEARNING_RATE * mh / (sqrt(vh) + eps);
-        }
+        for (int i = 0; i < NPARAMS; i++)
+            if (fitted[i]) adam_step(&w[i], grad[i] + 2 * l2 * (w[i] - w0[i]), &m1[i], &m2[i], it, LEARNING_RATE);
         if (it % 25 == 0 || it == iterations) {
             double lv = loss(w, scale, true, NULL);
             fprintf(stderr, "train-eval: iteration %d: loss %.5f, held out %.5f\n", it, lt, lv);
