@@ -12,8 +12,9 @@
  *     "limits": {"time_ms": 1000, "depth": 20, "nodes": 5000000},
  *     "multipv": 1 }
  * A point is notation ("h8") or a two-element array [x, y], zero-based from
- * the top-left. An empty body or {} with neither moves nor stones is the
- * empty board. Unknown top-level keys are refused (400), so a typo such as
+ * the top-left. {} or {"moves": []} is the empty board; an empty body is
+ * refused (400), so that a client that lost its body is not answered with
+ * an analysis of a position it never asked about. Unknown top-level keys are refused (400), so a typo such as
  * "limit" does not silently search without limits.
  *
  * Errors are RFC 9457 problem details; `field` names the offending input
@@ -32,7 +33,7 @@
 #define API_DETAIL_MAX 256
 
 typedef struct {
-    int status;    /* HTTP status: 400, 401, 404, 405, 413, 422, 500, 503 */
+    int status;    /* HTTP status: 400, 401, 404, 405, 413, 422, 429, 500, 503 */
     const char *type;  /* problem type URI (static string) */
     const char *title; /* short human summary of the type (static string) */
     char detail[API_DETAIL_MAX];
@@ -124,5 +125,10 @@ Limits api_limits(const ApiRequest *req);
 char *api_result_json(const ApiRequest *req, const EngineResult *res);
 char *api_problem_json(const ApiProblem *p);
 char *api_batch_json(const ApiBatch *b, const EngineResult *results);
+
+/* One line of a streamed analysis, after a completed iteration:
+ * {"depth", "seldepth", "best_move", "score", "winrate", "mate", "pv",
+ *  "pvs" (with multipv > 1), "nodes", "time_ms"}. */
+char *api_progress_json(const ApiRequest *req, const EngineResult *partial);
 
 #endif

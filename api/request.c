@@ -50,6 +50,7 @@ static const ProblemKind problem_kinds[] = {
     {405, PROBLEM_BASE "method-not-allowed", "Method not allowed"},
     {413, PROBLEM_BASE "payload-too-large", "Payload too large"},
     {422, PROBLEM_BASE "impossible-position", "Impossible position"},
+    {429, PROBLEM_BASE "rate-limited", "Too many requests"},
     {500, PROBLEM_BASE "internal", "Internal error"},
     {503, PROBLEM_BASE "overloaded", "Service unavailable"},
 };
@@ -489,7 +490,10 @@ bool api_parse_analyze(const char *body, size_t len, const ApiCaps *caps, ApiReq
     if (!out) return api_problem(err, 500, "", "no request to fill");
     if (!body) len = 0;
     cJSON *root = parse_json(body, len, &empty, err);
-    if (!root && !empty) return false;
+    if (!root)
+        return empty ? api_problem(err, 400, "", "the body is empty: send a JSON object, {\"moves\": []} for the "
+                                                 "empty board")
+                     : false;
     bool ok = parse_request(root, caps, out, err);
     cJSON_Delete(root);
     return ok;

@@ -96,12 +96,17 @@ Test(api, array_and_xy_string_points_name_the_same_points_as_notation)
     cr_assert_eq(req.pos.moves[3], pt("a1", 15));
 }
 
-Test(api, empty_body_and_empty_object_are_the_empty_board_with_black_to_move)
+Test(api, an_empty_body_is_refused_and_an_empty_object_is_the_empty_board)
 {
-    cr_assert(api_parse_analyze("", 0, &caps, &req, &prob), "%s", prob.detail);
+    cr_assert_not(api_parse_analyze("", 0, &caps, &req, &prob));
+    cr_assert_eq(prob.status, 400);
+    cr_assert_str_eq(prob.field, "");
+    cr_assert(strstr(prob.detail, "empty"), "%s", prob.detail);
+    cr_assert_not(api_parse_analyze(" \n", 2, &caps, &req, &prob));
+    cr_assert_eq(prob.status, 400);
+    cr_assert(parse("{\"moves\": []}"), "%s", prob.detail);
     cr_assert_eq(req.pos.nmoves, 0);
     cr_assert_eq(req.to_move, BLACK);
-    cr_assert(api_parse_analyze(" \n", 2, &caps, &req, &prob), "%s", prob.detail);
     cr_assert(parse("{}"), "%s", prob.detail);
     cr_assert_eq(req.pos.nmoves, 0);
     cr_assert_eq(req.pos.size, 15);
