@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-typedef enum { K_INT, K_I64, K_BIND, K_LOG, K_KEYS } KeyType;
+typedef enum { K_INT, K_I64, K_BIND, K_LOG, K_KEYS, K_ORIGINS } KeyType;
 
 typedef struct {
     ConfigKeyInfo info;
@@ -66,6 +66,15 @@ static const KeyDef KEYS[] = {
     {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez and /readyz needs "
                       "'Authorization: Bearer KEY'; empty = no authentication"},
      K_KEYS, offsetof(Config, api_keys), 0, 0},
+    {{"cors_origins", "", "browser origins allowed to call the API: '*' or comma-separated exact origins "
+                          "(https://app.example); empty = no CORS headers"},
+     K_ORIGINS, offsetof(Config, cors_origins), 0, 0},
+    INT_KEY("rate_limit", rate_limit, "0", 0, 1000000,
+            "requests per second per client (API key, else address) on the /v1 routes; beyond it: 429; 0 = off"),
+    INT_KEY("rate_burst", rate_burst, "20", 1, 1000000,
+            "requests a client may make at once before rate_limit paces it (the token bucket's size)"),
+    INT_KEY("result_cache", result_cache, "256", 0, 4096,
+            "answers of identical analyses kept and served again (header 'Cache: hit'); 0 = off"),
     INT_KEY("fault_injection", fault_injection, "0", 0, 1,
             "for tests only: 1 makes the X-Gomokud-Fault request header fail searches on purpose; keep 0"),
     {{"log_level", "info", "error | warn | info (one access line per request) | debug"},
@@ -139,6 +148,14 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
                         origin, key, CONFIG_API_KEY_MAX, CONFIG_API_KEYS_MAX - 1);
         memcpy(field, value, strlen(value) + 1);
         return true;
+    case K_ORIGINS:
+        if (!config_origins_valid(value))
+            return server_fail(err, errlen,
+                        "%s: %s must be '*' or a comma-separated list of origins such as https://app.example or "
+                        "http://localhost:3000 (scheme, host, optional port; no path), at most %d characters",
+                        origin, key, CONFIG_ORIGINS_MAX - 1);
+        memcpy(field, value, strlen(value) + 1);
+        return true;
     case K_INT:
     case K_I64: {
         int64_t v;
@@ -186,6 +203,45 @@ bool config_api_keys_valid(const char *list)
         for (size_t i = 0; i < n; i++)
             if ((unsigned char)k[i] <= ' ' || (unsigned char)k[i] >= 0x7f) return false;
     }
+    return true;
+}
+
+/* "http[s]://" then a host of letters, digits, '-', '.', or a bracketed
+ * IPv6 literal, then an optional ":port"; nothing after. */
+static bool origin_valid(const char *o, size_t n)
+{
+    size_t i;
+    if (n > 7 && !strncmp(o, "http://", 7)) i = 7;
+    else if (n > 8 && !strncmp(o, "https://", 8)) i = 8;
+    else return false;
+    size_t host = i;
+    if (o[i] == '[') {
+        while (i < n && o[i] != ']') i++;
+        if (i == n) return false;
+        i++;
+    } else {
+        while (i < n && (isalnum((unsigned char)o[i]) || o[i] == '-' || o[i] == '.')) i++;
+    }
+    if (i == host) return false;
+    if (i < n && o[i] == ':') {
+        size_t port = ++i;
+        while (i < n && isdigit((unsigned char)o[i])) i++;
+        if (i == port || i - port > 5) return false;
+    }
+    return i == n;
+}
+
+bool config_origins_valid(const char *list)
+{
+    if (strlen(list) >= CONFIG_ORIGINS_MAX) return false;
+    const char *p = list, *o;
+    size_t n;
+    bool blank = true;
+    for (const char *c = list; *c; c++)
+        if (*c != ' ' && *c != '\t') blank = false;
+    if (blank) return true;
+    while (config_api_key_next(&p, &o, &n))
+        if (!(n == 1 && *o == '*') && !origin_valid(o, n)) return false;
     return true;
 }
 

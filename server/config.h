@@ -22,6 +22,7 @@
 #define CONFIG_ERR_MAX 256
 #define CONFIG_API_KEYS_MAX 2048 /* the whole comma-separated list */
 #define CONFIG_API_KEY_MAX 256   /* one key */
+#define CONFIG_ORIGINS_MAX 2048  /* the whole cors_origins list */
 
 typedef enum { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG } LogLevel;
 
@@ -47,6 +48,10 @@ typedef struct {
     int retry_after_s;           /* Retry-After of a 503 */
     int request_timeout_s;       /* a request must be received within this; 0 = no cap */
     char api_keys[CONFIG_API_KEYS_MAX]; /* comma-separated bearer keys; "" = no authentication */
+    char cors_origins[CONFIG_ORIGINS_MAX]; /* "*", or comma-separated exact origins; "" = no CORS */
+    int rate_limit;              /* requests per second per client on the /v1 routes; 0 = off */
+    int rate_burst;              /* requests a client may make at once (the bucket's size) */
+    int result_cache;            /* identical analyses answered again from memory; 0 = off */
     int fault_injection;         /* tests only: 1 honours the X-Gomokud-Fault header; 0 (default) ignores it */
     LogLevel log_level;
     char config_path[CONFIG_PATH_MAX]; /* the file that was read, "" for none */
@@ -98,9 +103,14 @@ bool config_load(Config *c, int argc, char *const *argv, char *const *envp, char
  * optional spaces around each key. */
 bool config_api_keys_valid(const char *list);
 
+/* True when list is a valid cors_origins value: empty (or blank), "*", or
+ * origins "http[s]://host[:port]" (no path, no trailing slash) separated by
+ * commas with optional spaces. */
+bool config_origins_valid(const char *list);
+
 /* Iterates over the keys of an api_keys list: *p starts at the list; each
  * call sets *key (not NUL-terminated) and *len and advances *p. Returns false
- * when the list is exhausted. */
+ * when the list is exhausted. The same walk serves cors_origins. */
 bool config_api_key_next(const char **p, const char **key, size_t *len);
 
 /* The number of settings and the i-th one (0-based), in file order. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Known statuses; the last slot counts any other. */
-static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 400, 401, 404, 405, 408, 413, 422, 499, 500, 503, 504, 0};
+static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 204, 400, 401, 404, 405, 408, 413, 422, 429, 499, 500, 503, 504, 0};
 
 /* Upper bounds of the search time buckets, seconds (+Inf is implicit). */
 static const double TIME_BOUNDS[METRICS_TIME_BUCKETS] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
@@ -19,7 +19,7 @@ static const char *const ROUTE_LABELS[ROUTE_COUNT] = {
 
 static const char *const REJECT_LABELS[REJECT_COUNT] = {
     "queue_full", "draining", "body_too_large", "batch_too_large", "bad_request", "unprocessable",
-    "unauthorized", "request_timeout",
+    "unauthorized", "request_timeout", "rate_limited",
 };
 
 static const char *const CANCEL_LABELS[CANCEL_COUNT] = {"queued", "running"};
@@ -33,6 +33,9 @@ void metrics_init(Metrics *m)
     for (int i = 0; i < REJECT_COUNT; i++) atomic_init(&m->rejections[i], 0);
     for (int i = 0; i < CANCEL_COUNT; i++) atomic_init(&m->cancelled[i], 0);
     atomic_init(&m->hangups, 0);
+    atomic_init(&m->cache[0], 0);
+    atomic_init(&m->cache[1], 0);
+    atomic_init(&m->streams, 0);
     for (int i = 0; i < METRICS_TIME_BUCKETS; i++) atomic_init(&m->search_buckets[i], 0);
     atomic_init(&m->search_count, 0);
     atomic_init(&m->search_us, 0);
@@ -64,6 +67,10 @@ void metrics_cancel(Metrics *m, MetricsCancel where)
 }
 
 void metrics_hangup(Metrics *m) { atomic_fetch_add_explicit(&m->hangups, 1, RELAXED); }
+
+void metrics_cache(Metrics *m, bool hit) { atomic_fetch_add_explicit(&m->cache[hit], 1, RELAXED); }
+
+void metrics_stream(Metrics *m) { atomic_fetch_add_explicit(&m->streams, 1, RELAXED); }
 
 void metrics_search(Metrics *m, double seconds, uint64_t nodes, bool complete)
 {
@@ -151,6 +158,13 @@ char *metrics_render(const Metrics *m, const MetricsGauges *g, const char *versi
 
     head(&b, "gomokud_client_hangups_total", "counter", "Clients that hung up while waiting for a search.");
     put(&b, "gomokud_client_hangups_total %llu\n", (unsigned long long)atomic_load_explicit(&m->hangups, RELAXED));
+    head(&b, "gomokud_cache_lookups_total", "counter", "Result cache lookups of analyses, by result.");
+    put(&b, "gomokud_cache_lookups_total{result=\"hit\"} %llu\n",
+        (unsigned long long)atomic_load_explicit(&m->cache[1], RELAXED));
+    put(&b, "gomokud_cache_lookups_total{result=\"miss\"} %llu\n",
+        (unsigned long long)atomic_load_explicit(&m->cache[0], RELAXED));
+    head(&b, "gomokud_streams_total", "counter", "Answers streamed as NDJSON or Server-Sent Events.");
+    put(&b, "gomokud_streams_total %llu\n", (unsigned long long)atomic_load_explicit(&m->streams, RELAXED));
 
     head(&b, "gomokud_queue_depth", "gauge", "Positions waiting for a worker.");
     put(&b, "gomokud_queue_depth %d\n", g->queue_depth);

@@ -36,13 +36,14 @@ typedef enum {
     REJECT_UNPROCESSABLE,  /* 422 */
     REJECT_UNAUTHORIZED,   /* 401: no or a wrong API key (any route) */
     REJECT_REQUEST_TIMEOUT,/* a client too slow sending its request was cut off */
+    REJECT_RATE_LIMITED,   /* 429: the client's token bucket was empty */
     REJECT_COUNT
 } MetricsReject;
 
 /* Where a job was when its client hung up. */
 typedef enum { CANCEL_QUEUED = 0, CANCEL_RUNNING, CANCEL_COUNT } MetricsCancel;
 
-#define METRICS_STATUS_SLOTS 13
+#define METRICS_STATUS_SLOTS 15
 #define METRICS_TIME_BUCKETS 14
 
 typedef struct {
@@ -50,6 +51,8 @@ typedef struct {
     atomic_uint_fast64_t rejections[REJECT_COUNT];
     atomic_uint_fast64_t cancelled[CANCEL_COUNT];
     atomic_uint_fast64_t hangups; /* clients seen hanging up while waiting */
+    atomic_uint_fast64_t cache[2]; /* result cache lookups: [0] misses, [1] hits */
+    atomic_uint_fast64_t streams;  /* answers streamed (NDJSON or SSE) */
     atomic_uint_fast64_t search_buckets[METRICS_TIME_BUCKETS]; /* not cumulative */
     atomic_uint_fast64_t search_count;
     atomic_uint_fast64_t search_us; /* sum of search times, microseconds */
@@ -77,6 +80,12 @@ void metrics_reject(Metrics *m, MetricsReject why);
 
 /* Counts one position abandoned because its client left, by where it was. */
 void metrics_cancel(Metrics *m, MetricsCancel where);
+
+/* Counts a result cache lookup. */
+void metrics_cache(Metrics *m, bool hit);
+
+/* Counts an answer streamed as NDJSON or Server-Sent Events. */
+void metrics_stream(Metrics *m);
 
 /* Counts a client seen hanging up while its request waited for a search. */
 void metrics_hangup(Metrics *m);

@@ -287,3 +287,25 @@ Test(config, fault_injection_and_request_timeout_are_range_checked)
     cr_assert_not(config_set(&c, "request_timeout_s", "-1", "test", err, sizeof err));
     cr_assert(strstr(err, "request_timeout_s"), "%s", err);
 }
+
+Test(config, cors_origins_take_a_star_or_exact_origins_and_refuse_paths)
+{
+    Config c;
+    config_defaults(&c);
+    cr_assert(config_set(&c, "cors_origins", "*", "t", err, sizeof err), "%s", err);
+    cr_assert(config_set(&c, "cors_origins", "https://app.example, http://localhost:3000,http://[::1]:8080", "t", err,
+                         sizeof err),
+              "%s", err);
+    cr_assert_str_eq(c.cors_origins, "https://app.example, http://localhost:3000,http://[::1]:8080");
+    const char *bad[] = {"app.example", "https://app.example/", "https://app.example/x", "ftp://a.b",
+                         "https://", "https://a.b:", "https://a.b:123456", "https://a b"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_not(config_set(&c, "cors_origins", bad[i], "t", err, sizeof err), "'%s' accepted", bad[i]);
+        cr_assert(strstr(err, "cors_origins"), "%s", err);
+    }
+    cr_assert_str_eq(c.cors_origins, "https://app.example, http://localhost:3000,http://[::1]:8080",
+                     "a refused value changes nothing");
+    cr_assert_not(config_set(&c, "rate_burst", "0", "t", err, sizeof err));
+    cr_assert(config_set(&c, "rate_limit", "5", "t", err, sizeof err), "%s", err);
+    cr_assert_eq(c.rate_limit, 5);
+}
