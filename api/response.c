@@ -133,6 +133,33 @@ static char *print_and_free(cJSON *o)
     return s;
 }
 
+char *api_progress_json(const ApiRequest *req, const EngineResult *res)
+{
+    if (!req || !res) return NULL;
+    int size = req->pos.size;
+    int npv = clamp(res->npv, 0, ENGINE_MAX_MULTIPV);
+    cJSON *o = cJSON_CreateObject();
+    bool ok = put(o, "depth", cJSON_CreateNumber(res->depth)) &&
+              put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
+              put(o, "best_move", move_value(res->best_move, size)) &&
+              put(o, "score", cJSON_CreateNumber(res->score)) &&
+              put(o, "winrate", winrate_value(res->score, res->mate)) && put(o, "mate", mate_value(res->mate)) &&
+              put(o, "pv", npv ? move_array(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
+                               : cJSON_CreateArray());
+    if (ok && npv > 1) {
+        cJSON *pvs = cJSON_CreateArray();
+        for (int i = 0; pvs && i < npv && ok; i++) ok = push(pvs, pv_object(&res->pvs[i], size));
+        ok = ok && put(o, "pvs", pvs);
+    }
+    ok = ok && put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
+         put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return print_and_free(o);
+}
+
 char *api_result_json(const ApiRequest *req, const EngineResult *res)
 {
     if (!req || !res) return NULL;

@@ -21,8 +21,10 @@
 
 #include "api/api.h"
 #include "engine/engine.h"
+#include "server/cache.h"
 #include "server/metrics.h"
 #include "server/pool.h"
+#include "server/ratelimit.h"
 
 /* <poll.h> defines POLLRDHUP (peer shut down its side) only for _GNU_SOURCE. */
 #if !defined(POLLRDHUP) && defined(__linux__)
@@ -40,10 +42,18 @@
 #define BODY_INITIAL 1024
 #define REAP_PERIOD_MS 100  /* slow-client reaper period */
 #define FAULT_HEADER "X-Gomokud-Fault" /* honoured only with fault_injection = 1 */
+#define ORIGIN_MAX 256      /* longest Origin echoed in Access-Control-Allow-Origin */
+#define CORS_MAX_AGE "600"  /* seconds a browser may keep a preflight's answer */
+#define CORS_ALLOW_HEADERS "Authorization, Content-Type, Accept, X-Request-ID"
+#define CORS_EXPOSE_HEADERS "X-Request-ID, Retry-After, RateLimit, RateLimit-Policy, Cache"
+#define RATE_CLIENTS 4096   /* clients the rate limiter remembers */
+#define STREAM_INITIAL 4096 /* first allocation of a stream's buffer */
 
 #define CT_JSON "application/json"
 #define CT_PROBLEM "application/problem+json"
 #define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+#define CT_NDJSON "application/x-ndjson"
+#define CT_SSE "text/event-stream"
 
 typedef struct Request Request;
 
@@ -65,6 +75,23 @@ typedef struct Conn {
 
 /* Failures a test may ask for with fault_injection = 1. */
 typedef enum { FAULT_NONE = 0, FAULT_ENGINE, FAULT_RENDER } Fault;
+
+/* How an analysis is answered: one JSON document, or a stream of lines. */
+typedef enum { STREAM_NONE = 0, STREAM_NDJSON, STREAM_SSE } StreamFormat;
+
+/* The bytes of a streamed answer not yet handed to libmicrohttpd. Workers
+ * append; the polling thread's content reader takes them, and when there
+ * are none yet suspends the connection (waiting) until the next append
+ * resumes it. */
+typedef struct {
+    pthread_mutex_t mu;
+    char *buf;
+    size_t off, len, cap; /* pending bytes are buf[off..len) */
+    bool done;            /* the final line is in (or the client is gone) */
+    bool waiting;         /* the reader suspended the connection */
+    bool broken;          /* out of memory: end the stream with an error */
+    bool ready;           /* mu is initialised */
+} Stream;
 
 /* One position of a job, as queued in the pool. */
 typedef struct {
@@ -96,6 +123,10 @@ typedef struct {
     char *out; /* rendered answer, made by the worker that ran the last item */
     size_t out_len;
     int out_status;
+    StreamFormat fmt; /* streamed: the answer goes out as it is made */
+    Stream st;
+    bool finished;  /* job_finish is done with it (under Server.mu) */
+    bool completed; /* libmicrohttpd completed the request (under Server.mu) */
 } Job;
 
 struct Request {
@@ -117,6 +148,11 @@ struct Request {
     bool challenge;            /* a 401: add WWW-Authenticate */
     Fault fault;               /* from FAULT_HEADER when fault_injection is on */
     Conn *cn;                  /* its connection's reaper record, NULL if unknown */
+    char origin[ORIGIN_MAX + 1]; /* Access-Control-Allow-Origin to send ("" = none) */
+    bool options;              /* an OPTIONS request (no key needed, not rate limited) */
+    bool rated;                /* rate limited route: send the RateLimit headers */
+    RateDecision rate;
+    int cache;                 /* Cache header: 0 none, 1 miss, 2 hit */
     Request *wprev, *wnext;    /* watch list links */
 };
 
@@ -147,6 +183,9 @@ struct Server {
     struct pollfd *pfd; /* watcher scratch */
     Request **pfd_req;
     int pfd_cap;
+
+    RateLimiter *rl;    /* NULL: no rate limit */
+    ResultCache *cache; /* NULL: no result cache */
 
     char (*keys)[CONFIG_API_KEY_MAX + 1]; /* parsed api_keys; nkeys == 0: open */
     size_t *key_len;
@@ -254,6 +293,50 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     return ROUTE_OTHER;
+}
+
+/* The methods a route answers (its Allow header), OPTIONS aside. */
+static const char *route_allow(MetricsRoute route)
+{
+    switch (route) {
+    case ROUTE_ANALYZE:
+    case ROUTE_BATCH:
+    case ROUTE_REVIEW:
+        return "POST";
+    case ROUTE_OTHER:
+        return NULL;
+    default:
+        return "GET, HEAD";
+    }
+}
+
+/* Whether a route is rate limited: the API, not the probes or the metrics. */
+static bool route_limited(MetricsRoute route, const char *url)
+{
+    return route != ROUTE_LIVEZ && route != ROUTE_READYZ && route != ROUTE_METRICS && !strncmp(url, "/v1/", 4);
+}
+
+/* ---- CORS ------------------------------------------------------------- */
+
+/* The Access-Control-Allow-Origin for a request's Origin header: "*" when
+ * cors_origins has it, the origin itself when listed, else "" (no CORS). */
+static void cors_origin(const Config *c, const char *origin, char *out)
+{
+    out[0] = 0;
+    if (!origin || !c->cors_origins[0]) return;
+    size_t olen = strlen(origin);
+    const char *p = c->cors_origins, *o;
+    size_t n;
+    while (config_api_key_next(&p, &o, &n)) {
+        if (n == 1 && *o == '*') {
+            strcpy(out, "*");
+            return;
+        }
+        if (n == olen && n <= ORIGIN_MAX && !memcmp(o, origin, n)) {
+            memcpy(out, origin, n + 1);
+            return;
+        }
+    }
 }
 
 /* ---- authentication --------------------------------------------------- */
@@ -396,6 +479,8 @@ static void job_free(Job *j)
 {
     if (!j) return;
     if (j->batch) api_batch_free(&j->b);
+    if (j->st.ready) pthread_mutex_destroy(&j->st.mu);
+    free(j->st.buf);
     free(j->results);
     free(j->items);
     free(j->ptrs);
@@ -417,6 +502,7 @@ static Request *request_new(Server *s, struct MHD_Connection *conn, const char *
     sanitize_path(method, r->method, sizeof r->method);
     sanitize_path(url, r->path, sizeof r->path);
     sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
+    cors_origin(&s->cfg, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"), r->origin);
     if (!r->rid[0]) {
         uint64_t k = atomic_fetch_add_explicit(&s->rid_next, 1, memory_order_relaxed);
         snprintf(r->rid, sizeof r->rid, "%016llx", (unsigned long long)mix64(s->rid_seed + k));
@@ -468,6 +554,34 @@ static void body_append(Request *r, const char *data, size_t n)
 static const char OOM_PROBLEM[] = "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
                                   "\"detail\":\"out of memory\",\"field\":\"\"}\n";
 
+/* The headers every answer carries: request id, no caching, CORS, the
+ * client's rate limit, the result cache's verdict, and Connection: close
+ * while draining. */
+static void add_headers(Request *r, struct MHD_Response *resp, const char *ctype)
+{
+    Server *s = r->srv;
+    if (ctype) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(resp, "X-Request-ID", r->rid);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (s->cfg.cors_origins[0]) MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+    if (r->origin[0]) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->origin);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    }
+    if (r->rated) {
+        /* IETF httpapi RateLimit fields: the policy (burst q per window w
+         * seconds, the time the bucket takes to fill) and what is left. */
+        char v[96];
+        int window = (s->cfg.rate_burst + s->cfg.rate_limit - 1) / s->cfg.rate_limit;
+        snprintf(v, sizeof v, "\"client\";q=%d;w=%d", s->cfg.rate_burst, window);
+        MHD_add_response_header(resp, "RateLimit-Policy", v);
+        snprintf(v, sizeof v, "\"client\";r=%d;t=%d", r->rate.remaining, r->rate.reset_s);
+        MHD_add_response_header(resp, "RateLimit", v);
+    }
+    if (r->cache) MHD_add_response_header(resp, "Cache", r->cache == 2 ? "hit" : "miss");
+    if (atomic_load(&s->draining)) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
 /* Queues a response. body is malloc'd and taken when owned, else static. */
 static enum MHD_Result reply(Request *r, int status, const char *ctype, char *body, size_t len, bool owned,
                              const char *allow, bool retry_after)
@@ -480,17 +594,14 @@ static enum MHD_Result reply(Request *r, int status, const char *ctype, char *bo
         r->status = 500;
         return MHD_NO;
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    MHD_add_response_header(resp, "X-Request-ID", r->rid);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    add_headers(r, resp, ctype);
     if (allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
     if (r->challenge) MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gomokud\"");
     if (retry_after) {
         char ra[16];
-        snprintf(ra, sizeof ra, "%d", s->cfg.retry_after_s);
+        snprintf(ra, sizeof ra, "%d", status == 429 ? r->rate.retry_after_s : s->cfg.retry_after_s);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
     }
-    if (atomic_load(&s->draining)) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     r->status = status;
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
@@ -539,6 +650,70 @@ static enum MHD_Result reply_unauthorized(Request *r)
     return reply_problem(r, &p, NULL, false);
 }
 
+static enum MHD_Result reply_rate_limited(Request *r)
+{
+    ApiProblem p;
+    api_problem(&p, 429, "", "too many requests: at most %d a second (bursts of %d) per client; retry in %d s",
+                r->srv->cfg.rate_limit, r->srv->cfg.rate_burst, r->rate.retry_after_s);
+    metrics_reject(&r->srv->metrics, REJECT_RATE_LIMITED);
+    return reply_problem(r, &p, NULL, true);
+}
+
+/* OPTIONS: the route's methods, and for an allowed origin's preflight the
+ * CORS answer. Needs no API key: browsers send preflights without one. */
+static enum MHD_Result reply_options(Request *r)
+{
+    const char *allow = route_allow(r->route);
+    if (!allow) {
+        ApiProblem p;
+        api_problem(&p, 404, "", "no resource at %s; see GET /v1/info", r->path);
+        return reply_problem(r, &p, NULL, false);
+    }
+    char methods[32];
+    snprintf(methods, sizeof methods, "%s, OPTIONS", allow);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!resp) return MHD_NO;
+    add_headers(r, resp, NULL);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, methods);
+    if (r->origin[0]) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Methods", methods);
+        MHD_add_response_header(resp, "Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+        MHD_add_response_header(resp, "Access-Control-Max-Age", CORS_MAX_AGE);
+    }
+    r->status = 204;
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_NO_CONTENT, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Takes a token of the request's client: its API key when it gave one that
+ * was accepted, else its address. False when the bucket is empty. */
+static bool rate_take(Request *r)
+{
+    Server *s = r->srv;
+    char id[CONFIG_API_KEY_MAX + 8];
+    size_t n = 0;
+    const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (s->nkeys > 0 && h && !strncasecmp(h, "Bearer ", 7)) {
+        n = (size_t)snprintf(id, sizeof id, "k:%s", h + 7);
+        if (n >= sizeof id) n = sizeof id - 1;
+    } else {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+        id[n++] = 'a';
+        if (sa && sa->sa_family == AF_INET) {
+            memcpy(id + n, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+            n += 4;
+        } else if (sa && sa->sa_family == AF_INET6) {
+            memcpy(id + n, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+            n += 16;
+        }
+    }
+    r->rate = ratelimit_take(s->rl, id, n, now_ns());
+    r->rated = true;
+    return r->rate.allowed;
+}
+
 static enum MHD_Result reply_too_big(Request *r)
 {
     ApiProblem p;
@@ -566,9 +741,14 @@ static void watch_add(Server *s, Request *r)
     pthread_mutex_unlock(&s->mu);
 }
 
-static void watch_remove(Server *s, Request *r)
+/* Takes a finished job's request off the list. Returns true when
+ * libmicrohttpd completed the request already (a stream whose client left):
+ * the caller then frees it. */
+static bool watch_remove(Server *s, Request *r)
 {
     pthread_mutex_lock(&s->mu);
+    r->job->finished = true;
+    bool completed = r->job->completed;
     if (r->wprev)
         r->wprev->wnext = r->wnext;
     else
@@ -577,6 +757,7 @@ static void watch_remove(Server *s, Request *r)
     r->wprev = r->wnext = NULL;
     s->nwatch--;
     pthread_mutex_unlock(&s->mu);
+    return completed;
 }
 
 /* Polls the sockets of suspended connections (timeout 0, under the lock, so
@@ -644,6 +825,136 @@ static void stop_all_jobs(Server *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* ---- streamed answers ------------------------------------------------- */
+
+/* The streamed format an Accept header asks for: the first of
+ * application/x-ndjson and text/event-stream it lists, else none. */
+static StreamFormat wanted_stream(struct MHD_Connection *conn)
+{
+    const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    while (a && *a) {
+        while (*a == ' ' || *a == '\t' || *a == ',') a++;
+        size_t n = strcspn(a, ",;");
+        while (n && (a[n - 1] == ' ' || a[n - 1] == '\t')) n--;
+        if (n == strlen(CT_NDJSON) && !strncasecmp(a, CT_NDJSON, n)) return STREAM_NDJSON;
+        if (n == strlen(CT_SSE) && !strncasecmp(a, CT_SSE, n)) return STREAM_SSE;
+        a = strchr(a, ',');
+    }
+    return STREAM_NONE;
+}
+
+static bool stream_append(Stream *st, const char *text)
+{
+    size_t n = strlen(text);
+    if (st->len + n > st->cap) {
+        size_t cap = st->cap ? st->cap : STREAM_INITIAL;
+        while (cap < st->len + n) cap *= 2;
+        char *b = realloc(st->buf, cap);
+        if (!b) return false;
+        st->buf = b;
+        st->cap = cap;
+    }
+    memcpy(st->buf + st->len, text, n);
+    st->len += n;
+    return true;
+}
+
+/* Appends one message of a streamed answer: a line of NDJSON, or an SSE
+ * event. json NULL (out of memory) breaks the stream; final ends it; a
+ * client gone (json NULL, final) just ends it. Wakes the reader when it is
+ * waiting. Any thread. */
+static void stream_push(Request *r, const char *event, const char *json, bool final)
+{
+    Job *j = r->job;
+    Stream *st = &j->st;
+    bool wake = false;
+    pthread_mutex_lock(&st->mu);
+    if (!st->done) {
+        bool ok;
+        if (!json)
+            ok = atomic_load(&j->gone);
+        else if (j->fmt == STREAM_SSE)
+            ok = stream_append(st, "event: ") && stream_append(st, event) && stream_append(st, "\ndata: ") &&
+                 stream_append(st, json) && stream_append(st, "\n\n");
+        else
+            ok = stream_append(st, json) && stream_append(st, "\n");
+        if (!ok) st->broken = true;
+        if (final) st->done = true;
+    }
+    if (st->waiting && (st->len > st->off || st->done || st->broken)) {
+        st->waiting = false;
+        wake = true;
+    }
+    pthread_mutex_unlock(&st->mu);
+    /* Still suspended (only this thread saw waiting), so the connection is alive. */
+    if (wake) MHD_resume_connection(r->conn);
+}
+
+/* libmicrohttpd's content reader of a streamed answer (polling thread):
+ * hands over what is pending, or ends the stream, or suspends the
+ * connection until stream_push has more. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    Request *r = cls;
+    Job *j = r->job;
+    Stream *st = &j->st;
+    ssize_t n = 0;
+    pthread_mutex_lock(&st->mu);
+    if (st->len > st->off) {
+        size_t k = st->len - st->off < max ? st->len - st->off : max;
+        memcpy(buf, st->buf + st->off, k);
+        st->off += k;
+        if (st->off == st->len) st->off = st->len = 0;
+        n = (ssize_t)k;
+    } else if (st->broken || atomic_load(&j->gone)) {
+        r->status = st->broken ? 500 : 499;
+        n = MHD_CONTENT_READER_END_WITH_ERROR;
+    } else if (st->done) {
+        n = MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        st->waiting = true;
+        MHD_suspend_connection(r->conn);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
+/* A streamed answer's last message: the whole answer plus "final": true. */
+static char *with_final(const char *json)
+{
+    size_t n = json ? strlen(json) : 0;
+    if (n < 2 || json[n - 1] != '}') return NULL;
+    char *out = malloc(n + sizeof ",\"final\":true");
+    if (!out) return NULL;
+    memcpy(out, json, n - 1);
+    strcpy(out + n - 1, json[n - 2] == '{' ? "\"final\":true}" : ",\"final\":true}");
+    return out;
+}
+
+/* One finished position of a streamed batch or review:
+ * {"index": i, "result": <its result, or its problem>}. */
+static char *position_line(Job *j, int i)
+{
+    char *res = j->b.ok[i] ? api_result_json(&j->b.reqs[i], &j->results[i]) : api_problem_json(&j->b.errors[i]);
+    if (!res) return NULL;
+    size_t n = strlen(res) + 40;
+    char *line = malloc(n);
+    if (line) snprintf(line, n, "{\"index\":%d,\"result\":%s}", i, res);
+    free(res);
+    return line;
+}
+
+/* Engine callback of a streamed single analysis: one line per iteration. */
+static void on_progress(void *ctx, const EngineResult *partial)
+{
+    Item *it = ctx;
+    Request *r = it->req;
+    char *line = api_progress_json(&r->job->single, partial);
+    stream_push(r, "progress", line, false);
+    free(line);
+}
+
 /* ---- workers ---------------------------------------------------------- */
 
 static void *worker_init(void *ctx, int index)
@@ -661,8 +972,9 @@ static void worker_fini(void *ctx, void *state)
 }
 
 /* Renders the answer, takes the request off the watch list and resumes
- * its connection. The request must not be touched afterwards: the polling
- * thread may answer and free it at once. */
+ * its connection (streamed: pushes the final message). The request must
+ * not be touched afterwards: the polling thread may answer and free it at
+ * once. */
 static void job_finish(Server *s, Request *r)
 {
     Job *j = r->job;
@@ -683,8 +995,15 @@ static void job_finish(Server *s, Request *r)
         }
         j->out_len = j->out ? strlen(j->out) : 0;
     }
-    watch_remove(s, r);
-    MHD_resume_connection(r->conn);
+    if (j->fmt == STREAM_NONE) {
+        watch_remove(s, r);
+        MHD_resume_connection(r->conn);
+        return;
+    }
+    char *line = atomic_load(&j->gone) ? NULL : with_final(j->out);
+    stream_push(r, "result", line, true);
+    free(line);
+    if (watch_remove(s, r)) request_free(r); /* the client is gone and the request completed */
 }
 
 static void run_item(void *ctx, void *state, void *item)
@@ -702,6 +1021,10 @@ static void run_item(void *ctx, void *state, void *item)
         EngineResult *res = &j->results[i];
         Limits lim = api_limits(q);
         lim.stop = &j->stop;
+        if (j->fmt && !j->batch) {
+            lim.on_info = on_progress;
+            lim.info_ctx = it;
+        }
         int64_t t0 = now_ns();
         int_fast64_t unset = 0;
         atomic_compare_exchange_strong(&j->started_ns, &unset, t0);
@@ -724,6 +1047,13 @@ static void run_item(void *ctx, void *state, void *item)
         } else {
             metrics_search(&s->metrics, secs, res->nodes, res->complete);
             if (!res->complete && atomic_load(&j->gone)) metrics_cancel(&s->metrics, CANCEL_RUNNING);
+            /* Only a search that ran to its limits is an answer to keep. */
+            if (s->cache && !j->batch && !atomic_load(&j->stop)) cache_put(s->cache, &j->single, res);
+        }
+        if (j->fmt && j->batch && !atomic_load(&j->gone)) {
+            char *line = position_line(j, i);
+            stream_push(r, "progress", line, false);
+            free(line);
         }
     }
     if (atomic_fetch_sub(&j->remaining, 1) == 1) job_finish(s, r);
@@ -751,6 +1081,38 @@ static int review_cap(const Config *c)
     return cap > 0 ? cap : 1; /* a queue of one: such a review gets a 503 like a batch too big for it */
 }
 
+/* An answer ready at once (a cache hit, a batch of errors only), sent as
+ * json plain or as a whole stream of one final message. Takes json. */
+static enum MHD_Result reply_answer(Request *r, StreamFormat fmt, char *json)
+{
+    if (!json || fmt == STREAM_NONE) return reply_owned(r, 200, CT_JSON, json);
+    char *line = with_final(json);
+    free(json);
+    if (!line) return reply_owned(r, 500, CT_PROBLEM, NULL);
+    size_t n = strlen(line) + 32;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, fmt == STREAM_SSE ? "event: result\ndata: %s\n\n" : "%s\n", line);
+    free(line);
+    if (!out) return reply_owned(r, 500, CT_PROBLEM, NULL);
+    metrics_stream(&r->srv->metrics);
+    return reply(r, 200, fmt == STREAM_SSE ? CT_SSE : CT_NDJSON, out, strlen(out), true, NULL, false);
+}
+
+/* Queues the 200 of a streamed answer, whose body stream_read makes. */
+static bool start_stream(Request *r)
+{
+    Job *j = r->job;
+    struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_INITIAL, stream_read, r, NULL);
+    if (!resp) return false;
+    add_headers(r, resp, j->fmt == STREAM_SSE ? CT_SSE : CT_NDJSON);
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no"); /* nginx: pass each line on at once */
+    r->status = 200;
+    bool ok = MHD_queue_response(r->conn, MHD_HTTP_OK, resp) == MHD_YES;
+    MHD_destroy_response(resp);
+    if (ok) metrics_stream(&r->srv->metrics);
+    return ok;
+}
+
 /* Parses an analysis body, then queues it or answers at once. */
 static enum MHD_Result analyze(Request *r)
 {
@@ -764,6 +1126,7 @@ static enum MHD_Result analyze(Request *r)
     j->batch = r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW;
     j->review = r->route == ROUTE_REVIEW;
     j->fault = r->fault;
+    j->fmt = wanted_stream(r->conn);
     const char *body = r->body ? r->body : "";
     int nrun = 0;
     if (!j->batch) {
@@ -773,6 +1136,21 @@ static enum MHD_Result analyze(Request *r)
             return reply_problem(r, &p, NULL, false);
         }
         j->n = nrun = 1;
+        if (s->cache && j->fault == FAULT_NONE) {
+            EngineResult *hit = malloc(sizeof *hit);
+            if (hit && cache_get(s->cache, &j->single, hit)) {
+                char *json = api_result_json(&j->single, hit);
+                StreamFormat fmt = j->fmt;
+                free(hit);
+                job_free(j);
+                r->cache = 2;
+                metrics_cache(&s->metrics, true);
+                return reply_answer(r, fmt, json);
+            }
+            free(hit);
+            r->cache = 1;
+            metrics_cache(&s->metrics, false);
+        }
     } else if (j->review) {
         if (!api_parse_review(body, r->len, &s->caps, review_cap(&s->cfg), &j->rv, &p)) {
             free(j); /* nothing of the review to free when parsing failed */
@@ -803,8 +1181,9 @@ static enum MHD_Result analyze(Request *r)
     }
     if (nrun == 0) { /* every slot of the batch is an error: nothing to search */
         char *json = api_batch_json(&j->b, j->results);
+        StreamFormat fmt = j->fmt;
         job_free(j);
-        return reply_owned(r, 200, CT_JSON, json);
+        return reply_answer(r, fmt, json);
     }
     PoolStatus st = pool_reserve(s->pool, nrun);
     if (st != POOL_OK) {
@@ -825,8 +1204,19 @@ static enum MHD_Result analyze(Request *r)
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     j->fd = ci ? ci->connect_fd : -1;
     r->job = j;
-    /* Suspend first: a worker may finish and resume before this returns. */
-    MHD_suspend_connection(r->conn);
+    if (j->fmt) {
+        pthread_mutex_init(&j->st.mu, NULL);
+        j->st.ready = true;
+        if (!start_stream(r)) {
+            pool_release(s->pool, nrun);
+            r->job = NULL;
+            job_free(j);
+            return reply_owned(r, 500, CT_PROBLEM, NULL);
+        }
+    } else {
+        /* Suspend first: a worker may finish and resume before this returns. */
+        MHD_suspend_connection(r->conn);
+    }
     watch_add(s, r);
     j->queued_ns = now_ns();
     pool_commit(s->pool, j->ptrs, nrun);
@@ -861,7 +1251,14 @@ static enum MHD_Result dispatch(Request *r)
             api_problem(&p, 503, "", "the server is shutting down");
             return reply_problem(r, &p, NULL, true);
         }
-        return reply_text(r, 200, CT_JSON, "{\"status\":\"ready\"}\n");
+        {
+            char body[160];
+            snprintf(body, sizeof body,
+                     "{\"status\":\"ready\",\"queue_depth\":%d,\"queue_capacity\":%d,\"workers\":%d,"
+                     "\"workers_busy\":%d}\n",
+                     pool_queued(s->pool), pool_capacity(s->pool), pool_workers(s->pool), pool_busy(s->pool));
+            return reply_owned(r, 200, CT_JSON, strdup(body));
+        }
     case ROUTE_INFO:
         if (!r->get) return method_not_allowed(r, "GET, HEAD");
         return reply(r, 200, CT_JSON, s->info, s->info_len, false, NULL, false);
@@ -914,9 +1311,17 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
             }
             pthread_mutex_unlock(&s->conn_mu);
         }
+        if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS)) {
+            r->options = true; /* answered once the request is in, so the connection is kept */
+            return MHD_YES;
+        }
         if (!authorized(s, conn, r->route)) {
             conn_set(s, r->cn, CONN_BUSY);
             return reply_unauthorized(r); /* before reading any body */
+        }
+        if (s->rl && route_limited(r->route, url) && !rate_take(r)) {
+            conn_set(s, r->cn, CONN_BUSY);
+            return reply_rate_limited(r); /* before reading any body */
         }
         if (s->cfg.fault_injection) {
             const char *f = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, FAULT_HEADER);
@@ -946,7 +1351,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     }
     if (r->job) return answer_job(r);
     conn_set(s, r->cn, CONN_BUSY); /* the whole request is in */
-    return dispatch(r);
+    return r->options ? reply_options(r) : dispatch(r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -963,6 +1368,19 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         cn->state = CONN_IDLE;
         cn->since_ns = now_ns();
         pthread_mutex_unlock(&s->conn_mu);
+    }
+    /* A streamed answer cut off while its search runs: stop the search; the
+     * worker that finishes the job frees the request. */
+    bool orphan = false;
+    if (r->job) {
+        pthread_mutex_lock(&s->mu);
+        if (!r->job->finished) {
+            orphan = r->job->completed = true;
+            atomic_store(&r->job->stop, true);
+            if (!atomic_exchange(&r->job->gone, true)) metrics_hangup(&s->metrics);
+            if (r->status == 200) r->status = 499;
+        }
+        pthread_mutex_unlock(&s->mu);
     }
     if (r->status == 0) r->status = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED || cut ? 408 : 499;
     metrics_request(&s->metrics, r->route, r->status);
@@ -983,7 +1401,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         if (--s->inflight == 0) pthread_cond_broadcast(&s->done_cv);
         pthread_mutex_unlock(&s->mu);
     }
-    request_free(r);
+    if (!orphan) request_free(r);
     atomic_fetch_sub(&s->live, 1);
 }
 
@@ -1074,6 +1492,8 @@ static void destroy(Server *s)
     free(s->info);
     free(s->keys);
     free(s->key_len);
+    ratelimit_free(s->rl);
+    cache_free(s->cache);
     pthread_cond_destroy(&s->reap_cv);
     pthread_mutex_destroy(&s->conn_mu);
     pthread_cond_destroy(&s->watch_cv);
@@ -1116,7 +1536,9 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     pthread_condattr_destroy(&ca);
 
     bool ok = false;
-    if (!(s->info = build_info(cfg, &s->info_len)) || !parse_keys(s)) {
+    if (!(s->info = build_info(cfg, &s->info_len)) || !parse_keys(s) ||
+        (cfg->rate_limit > 0 && !(s->rl = ratelimit_new(cfg->rate_limit, cfg->rate_burst, RATE_CLIENTS))) ||
+        (cfg->result_cache > 0 && !(s->cache = cache_new(cfg->result_cache)))) {
         server_fail(err, errlen, "out of memory");
         goto cleanup;
     }

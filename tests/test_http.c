@@ -66,6 +66,7 @@ static void test_config(Config *c)
     c->retry_after_s = 2;
     c->drain_timeout_ms = 5000;
     c->log_level = LOG_ERROR;
+    c->result_cache = 0; /* repeated requests search again; the cache has its own tests */
 }
 
 static void start(Config *c)
@@ -118,7 +119,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     return k;
 }
 
-/* One request on handle h (NULL: a fresh one). header may be NULL. */
+/* One request on handle h (NULL: a fresh one). header may be NULL, or
+ * several headers separated by newlines. */
 static Resp request_on(CURL *h, const char *method, const char *path, const char *body, const char *header)
 {
     Resp r = {0};
@@ -129,7 +131,13 @@ static Resp request_on(CURL *h, const char *method, const char *path, const char
     char url[256];
     snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)port, path);
     struct curl_slist *hs = NULL;
-    if (header) hs = curl_slist_append(hs, header);
+    for (const char *hp = header; hp && *hp;) {
+        char one[512];
+        size_t n = strcspn(hp, "\n");
+        snprintf(one, sizeof one, "%.*s", (int)n, hp);
+        hs = curl_slist_append(hs, one);
+        hp += n + (hp[n] == '\n');
+    }
     hs = curl_slist_append(hs, "Expect:");
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hs);
@@ -438,10 +446,14 @@ Test(http, a_review_longer_than_the_queue_is_413_and_get_is_405, .timeout = 30)
     stop();
 }
 
-Test(http, an_empty_body_analyses_the_empty_board, .timeout = 30)
+Test(http, an_empty_body_is_a_400_and_the_empty_board_is_analysed_when_asked, .timeout = 30)
 {
     start_default();
     Resp r = request("POST", "/v1/analyze", "", NULL);
+    assert_problem(&r, 400, "");
+    cr_assert(strstr(r.body, "empty"), "%s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", "{\"moves\": [], \"limits\": {\"depth\": 2}}", NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     cr_assert(strstr(r.body, "\"best_move\":\""), "%s", r.body);
     resp_free(&r);
@@ -1179,4 +1191,423 @@ Test(http, a_transposition_table_too_large_for_memory_is_refused_by_name, .timeo
     st = pclose(f);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%d %s", st, out);
     cr_assert(strstr(out, "tt_mib") && strstr(out, "100000000"), "%s", out);
+}
+
+/* ---- readiness, CORS, rate limits, result cache ----------------------- */
+
+Test(http, readyz_reports_the_queue_and_the_busy_workers, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/readyz", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "\"status\":\"ready\",\"queue_depth\":0,\"queue_capacity\":8,\"workers\":2,"
+                             "\"workers_busy\":0}"),
+              "%s", r.body);
+    resp_free(&r);
+    Bg bg;
+    bg_start(&bg, "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":800}}");
+    wait_metric("gomokud_workers_busy", 1);
+    r = request("GET", "/readyz", NULL, NULL);
+    cr_assert(strstr(r.body, "\"workers_busy\":1}"), "%s", r.body);
+    resp_free(&r);
+    pthread_join(bg.t, NULL);
+    resp_free(&bg.r);
+    stop();
+}
+
+static void start_cors(const char *origins)
+{
+    Config c;
+    test_config(&c);
+    snprintf(c.cors_origins, sizeof c.cors_origins, "%s", origins);
+    start(&c);
+}
+
+Test(http, cors_allows_listed_origins_only_and_varies_on_origin, .timeout = 30)
+{
+    start_cors("https://app.example, http://localhost:3000");
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "Origin: http://localhost:3000");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "http://localhost:3000");
+    cr_assert_str_eq(header_of(&r, "Vary"), "Origin");
+    cr_assert(strstr(header_of(&r, "Access-Control-Expose-Headers"), "X-Request-ID"));
+    resp_free(&r);
+    r = request("GET", "/v1/info", NULL, "Origin: https://evil.example");
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "", "an unlisted origin gets no CORS header");
+    cr_assert_str_eq(header_of(&r, "Vary"), "Origin");
+    resp_free(&r);
+    /* an error is readable by the page too */
+    r = request("POST", "/v1/analyze", "{\"moves\": 3}", "Origin: https://app.example");
+    assert_problem(&r, 400, "moves");
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "https://app.example");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_preflight_is_answered_204_without_an_api_key, .timeout = 30)
+{
+    Config c;
+    test_config(&c);
+    snprintf(c.cors_origins, sizeof c.cors_origins, "*");
+    snprintf(c.api_keys, sizeof c.api_keys, "k-1");
+    start(&c);
+    Resp r = request("OPTIONS", "/v1/analyze", NULL,
+                     "Origin: https://any.example\nAccess-Control-Request-Method: POST\n"
+                     "Access-Control-Request-Headers: authorization, content-type");
+    cr_assert_eq(r.status, 204, "%s", r.body);
+    cr_assert_eq(r.len, 0);
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "*");
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Methods"), "POST, OPTIONS");
+    cr_assert(strstr(header_of(&r, "Access-Control-Allow-Headers"), "Authorization"));
+    cr_assert(strstr(header_of(&r, "Access-Control-Allow-Headers"), "Content-Type"));
+    cr_assert_str_eq(header_of(&r, "Access-Control-Max-Age"), "600");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST, OPTIONS");
+    resp_free(&r);
+    r = request("OPTIONS", "/v1/info", NULL, "Origin: https://any.example\nAccess-Control-Request-Method: GET");
+    cr_assert_eq(r.status, 204);
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
+    resp_free(&r);
+    r = request("OPTIONS", "/v1/nowhere", NULL, "Origin: https://any.example");
+    assert_problem(&r, 404, "");
+    resp_free(&r);
+    /* the real request still needs its key */
+    r = request("POST", "/v1/analyze", QUICK_BODY, "Origin: https://any.example");
+    cr_assert_eq(r.status, 401);
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "*");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, without_cors_origins_there_are_no_cors_headers, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v1/info", NULL, "Origin: https://app.example");
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Origin"), "");
+    cr_assert_str_eq(header_of(&r, "Vary"), "");
+    resp_free(&r);
+    r = request("OPTIONS", "/v1/analyze", NULL, "Origin: https://app.example\nAccess-Control-Request-Method: POST");
+    cr_assert_eq(r.status, 204, "OPTIONS still tells the methods");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST, OPTIONS");
+    cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Methods"), "");
+    resp_free(&r);
+    stop();
+}
+
+static void start_rate(int rate, int burst, const char *keys)
+{
+    Config c;
+    test_config(&c);
+    c.rate_limit = rate;
+    c.rate_burst = burst;
+    if (keys) snprintf(c.api_keys, sizeof c.api_keys, "%s", keys);
+    start(&c);
+}
+
+Test(http, a_client_past_its_burst_gets_429_with_retry_after_and_ratelimit_headers, .timeout = 30)
+{
+    start_rate(1, 3, NULL);
+    for (int i = 0; i < 3; i++) {
+        Resp r = request("GET", "/v1/info", NULL, NULL);
+        cr_assert_eq(r.status, 200, "request %d of the burst", i + 1);
+        cr_assert_str_eq(header_of(&r, "RateLimit-Policy"), "\"client\";q=3;w=3");
+        char want[48];
+        snprintf(want, sizeof want, "\"client\";r=%d;", 2 - i);
+        cr_assert(!strncmp(header_of(&r, "RateLimit"), want, strlen(want)), "RateLimit: %s, want %s...",
+                  header_of(&r, "RateLimit"), want);
+        resp_free(&r);
+    }
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, NULL);
+    assert_problem(&r, 429, "");
+    cr_assert_str_eq(header_of(&r, "Retry-After"), "1");
+    cr_assert(!strncmp(header_of(&r, "RateLimit"), "\"client\";r=0;", 13), "%s", header_of(&r, "RateLimit"));
+    cr_assert_str_eq(header_of(&r, "RateLimit-Policy"), "\"client\";q=3;w=3");
+    resp_free(&r);
+    /* probes and metrics are never limited */
+    for (int i = 0; i < 5; i++) {
+        r = request("GET", "/livez", NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        cr_assert_str_eq(header_of(&r, "RateLimit"), "");
+        resp_free(&r);
+    }
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"rate_limited\"}"), 1);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/analyze\",status=\"429\"}"), 1);
+    /* a token is back after a second */
+    sleep_ms(1100);
+    r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, with_api_keys_each_key_has_its_own_bucket, .timeout = 30)
+{
+    start_rate(1, 2, "key-a, key-b");
+    for (int i = 0; i < 2; i++) {
+        Resp r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-a");
+        cr_assert_eq(r.status, 200);
+        resp_free(&r);
+    }
+    Resp r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-a");
+    assert_problem(&r, 429, "");
+    resp_free(&r);
+    r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-b");
+    cr_assert_eq(r.status, 200, "another key is another client");
+    resp_free(&r);
+    r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert_eq(r.status, 401, "no key: refused before it could take a token");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, an_identical_analysis_is_served_from_the_cache, .timeout = 30)
+{
+    Config c;
+    test_config(&c);
+    c.result_cache = 4;
+    start(&c);
+    const char *body = "{\"id\":\"first\",\"moves\":[\"h8\",\"i9\"],\"limits\":{\"depth\":5}}";
+    Resp a = request("POST", "/v1/analyze", body, NULL);
+    cr_assert_eq(a.status, 200, "%s", a.body);
+    cr_assert_str_eq(header_of(&a, "Cache"), "miss");
+    Resp b = request("POST", "/v1/analyze", "{\"id\":\"second\",\"moves\":[\"h8\",\"i9\"],\"limits\":{\"depth\":5}}",
+                     NULL);
+    cr_assert_eq(b.status, 200, "%s", b.body);
+    cr_assert_str_eq(header_of(&b, "Cache"), "hit");
+    cr_assert(strstr(b.body, "\"id\":\"second\""), "the asker's id: %s", b.body);
+    cr_assert_str_eq(strstr(a.body, "\"rule\""), strstr(b.body, "\"rule\""), "the same answer");
+    resp_free(&b);
+    /* other limits, other position: searched */
+    b = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i9\"],\"limits\":{\"depth\":4}}", NULL);
+    cr_assert_str_eq(header_of(&b, "Cache"), "miss");
+    resp_free(&b);
+    b = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i8\"],\"limits\":{\"depth\":5}}", NULL);
+    cr_assert_str_eq(header_of(&b, "Cache"), "miss");
+    resp_free(&b);
+    resp_free(&a);
+    cr_assert_eq(metric("gomokud_cache_lookups_total{result=\"hit\"}"), 1);
+    cr_assert_eq(metric("gomokud_cache_lookups_total{result=\"miss\"}"), 3);
+    cr_assert_eq(metric("gomokud_search_duration_seconds_count"), 3, "the hit did not search");
+    stop();
+}
+
+/* ---- streamed answers ------------------------------------------------- */
+
+/* Splits a body into its non-empty lines (at most max); returns the count. */
+static int lines_of(char *body, char **line, int max)
+{
+    int n = 0;
+    for (char *p = strtok(body, "\n"); p && n < max; p = strtok(NULL, "\n")) line[n++] = p;
+    return n;
+}
+
+/* The number of a member of a JSON object, -1e9 when absent. */
+static double num_of(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1e9;
+}
+
+/* A result without the members that depend on the clock. */
+static char *timeless(const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    cr_assert_not_null(o, "%s", json);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "time_ms");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "nps");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "final");
+    char *s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return s;
+}
+
+Test(http, ndjson_streams_one_line_per_iteration_and_ends_with_the_answer, .timeout = 30)
+{
+    start_default();
+    const char *body = "{\"id\":\"s1\",\"moves\":[\"h8\",\"i9\",\"h10\"],\"limits\":{\"depth\":6}}";
+    Resp plain = request("POST", "/v1/analyze", body, NULL);
+    cr_assert_eq(plain.status, 200);
+    Resp r = request("POST", "/v1/analyze", body, "Accept: application/x-ndjson");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/x-ndjson");
+    cr_assert_str_eq(header_of(&r, "Cache-Control"), "no-store");
+    cr_assert_str_eq(header_of(&r, "X-Accel-Buffering"), "no");
+    cr_assert_eq(r.body[r.len - 1], '\n');
+    char *line[64];
+    int n = lines_of(r.body, line, 64);
+    cr_assert_geq(n, 7, "six iterations and the answer: %d lines", n);
+    int last_depth = 0;
+    for (int i = 0; i < n - 1; i++) {
+        cJSON *o = cJSON_Parse(line[i]);
+        cr_assert_not_null(o, "line %d is JSON: %s", i, line[i]);
+        cr_assert_gt(num_of(o, "depth"), last_depth, "depths grow: %s", line[i]);
+        last_depth = (int)num_of(o, "depth");
+        cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "best_move")), "%s", line[i]);
+        cr_assert(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "pv")), "%s", line[i]);
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "winrate")), "%s", line[i]);
+        cr_assert_geq(num_of(o, "nodes"), 1);
+        cr_assert_geq(num_of(o, "time_ms"), 0);
+        cr_assert_null(cJSON_GetObjectItemCaseSensitive(o, "final"));
+        cJSON_Delete(o);
+    }
+    cr_assert_eq(last_depth, 6);
+    cr_assert(strstr(line[n - 1], ",\"final\":true}"), "%s", line[n - 1]);
+    char *a = timeless(plain.body), *b = timeless(line[n - 1]);
+    cr_assert_str_eq(a, b, "the last line is the plain answer plus final");
+    free(a);
+    free(b);
+    resp_free(&plain);
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_streams_total"), 1);
+    stop();
+}
+
+Test(http, sse_streams_progress_events_and_a_result_event, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"limits\":{\"depth\":4}}",
+                     "Accept: text/html;q=0.5, text/event-stream");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/event-stream");
+    cr_assert_str_eq(header_of(&r, "X-Accel-Buffering"), "no");
+    cr_assert_str_eq(header_of(&r, "Cache-Control"), "no-store");
+    int progress = 0, result = 0;
+    for (const char *p = r.body; (p = strstr(p, "event: ")); p++) {
+        if (!strncmp(p, "event: progress\ndata: {\"depth\":", 31)) progress++;
+        else if (!strncmp(p, "event: result\ndata: {\"rule\":", 28)) result++;
+        else cr_assert_fail("unexpected event at %.60s", p);
+    }
+    cr_assert_eq(progress, 4, "%s", r.body);
+    cr_assert_eq(result, 1);
+    cr_assert(strstr(r.body, ",\"final\":true}\n\n"), "%s", r.body);
+    cr_assert_eq(strcmp(r.body + r.len - 2, "\n\n"), 0, "the stream ends with its last event");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_streamed_batch_has_one_line_per_position_then_the_batch, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze/batch",
+                     "{\"positions\":[{\"moves\":[\"h8\"],\"limits\":{\"depth\":3}},{\"moves\":[\"h8\",\"h8\"]},"
+                     "{\"moves\":[\"a1\"],\"limits\":{\"depth\":2}}]}",
+                     "Accept: application/x-ndjson");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    char *line[8];
+    int n = lines_of(r.body, line, 8);
+    cr_assert_eq(n, 3, "two positions searched and the batch: %s", r.body);
+    bool seen[3] = {0};
+    for (int i = 0; i < 2; i++) {
+        cJSON *o = cJSON_Parse(line[i]);
+        cr_assert_not_null(o);
+        int k = (int)num_of(o, "index");
+        cr_assert(k == 0 || k == 2, "%s", line[i]);
+        seen[k] = true;
+        cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "result"),
+                                                                   "best_move")),
+                  "%s", line[i]);
+        cJSON_Delete(o);
+    }
+    cr_assert(seen[0] && seen[2]);
+    cr_assert(!strncmp(line[2], "{\"results\":[", 12), "%s", line[2]);
+    cr_assert(strstr(line[2], "\"status\":422"), "the bad slot in the final answer: %s", line[2]);
+    cr_assert(strstr(line[2], ",\"final\":true}"), "%s", line[2]);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_streamed_review_ends_with_the_review, .timeout = 60)
+{
+    start_default();
+    Resp r = request("POST", "/v1/review", "{\"moves\":[\"h8\",\"a1\",\"h9\"],\"limits\":{\"depth\":2}}",
+                     "Accept: application/x-ndjson");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    char *line[8];
+    int n = lines_of(r.body, line, 8);
+    cr_assert_eq(n, 5, "four positions and the review: %s", r.body);
+    for (int i = 0; i < 4; i++) cr_assert(!strncmp(line[i], "{\"index\":", 9), "%s", line[i]);
+    cr_assert(strstr(line[4], "\"moves\":[") && strstr(line[4], "\"accuracy\""), "%s", line[4]);
+    cr_assert(strstr(line[4], ",\"final\":true}"), "%s", line[4]);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, an_empty_body_streamed_is_still_a_400_problem, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "", "Accept: application/x-ndjson");
+    assert_problem(&r, 400, "");
+    resp_free(&r);
+    stop();
+}
+
+/* Reads from fd until want appears (or WAIT_MS); true when it did. */
+static bool raw_wait_for(int fd, const char *want)
+{
+    char buf[16384];
+    size_t len = 0;
+    double t0 = now_ms();
+    while (len < sizeof buf - 1 && now_ms() - t0 < WAIT_MS) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0) continue;
+        ssize_t k = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (k <= 0) return false;
+        len += (size_t)k;
+        buf[len] = 0;
+        if (strstr(buf, want)) return true;
+    }
+    return false;
+}
+
+Test(http, a_stream_cut_by_the_client_stops_its_search, .timeout = 30)
+{
+    start_default();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nAccept: application/x-ndjson\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     strlen(SLOW_BODY), SLOW_BODY);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    cr_assert(raw_wait_for(fd, "{\"depth\":"), "a progress line arrives while the search runs");
+    cr_assert_eq(metric("gomokud_workers_busy"), 1);
+    double t0 = now_ms();
+    close(fd);
+    /* The search had ten seconds; the worker is free long before. */
+    wait_metric("gomokud_workers_busy", 0);
+    double took = now_ms() - t0;
+    cr_assert_lt(took, 3000, "the worker was freed %.0f ms after the hang-up", took);
+    wait_metric("gomokud_jobs_cancelled_total{stage=\"running\"}", 1);
+    cr_assert_eq(metric("gomokud_client_hangups_total"), 1);
+    cr_assert_eq(metric("gomokud_connections_waiting"), 0);
+    Resp r = request("POST", "/v1/analyze", QUICK_BODY, "Accept: application/x-ndjson");
+    cr_assert_eq(r.status, 200, "the worker serves the next stream");
+    cr_assert(strstr(r.body, "\"final\":true"), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, streams_still_running_are_finished_by_a_drain, .timeout = 30)
+{
+    start_default();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    const char *body = "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":600}}";
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nAccept: text/event-stream\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    cr_assert(raw_wait_for(fd, "event: progress"));
+    server_drain(srv);
+    cr_assert(raw_wait_for(fd, "\"final\":true}"), "the running stream gets its answer");
+    close(fd);
+    stop();
 }
