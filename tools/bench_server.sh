@@ -13,6 +13,9 @@
 #    high by ~0.5 ms) and the server's search-time histogram in /metrics
 #    (microseconds; the mean is exact).
 #
+# The result cache is off: every request here would otherwise be a hit, and
+# the figures would measure the cache, not the path to a worker and back.
+#
 # Environment: BENCH_SECONDS (5) per wrk run, BENCH_WORKERS (2),
 # BENCH_SEARCHES (20), BENCH_SEARCH_MS (100), BENCH_LOG_LEVEL (info: the
 # access log is on, as in production; it goes to a temporary file).
@@ -47,7 +50,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 "$BIN" serve --bind 127.0.0.1 --port 0 --workers "$WORKERS" --log-level "$LOG_LEVEL" \
-    --max-connections 512 --max-time-ms 10000 2>"$TMP/server.log" &
+    --max-connections 512 --max-time-ms 10000 --result-cache 0 2>"$TMP/server.log" &
 PID=$!
 
 PORT=

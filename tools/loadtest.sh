@@ -13,6 +13,7 @@
 #   Fails when any status other than 200 or 503 appears, a 503 lacks
 #   Retry-After, /livez fails once, a connection is reset or gets an empty
 #   reply, or RSS grows by more than LOADTEST_RSS_SLACK_KIB (8192) KiB.
+#   The result cache is off, so that every request is a search.
 # soak: SOAK_REQUESTS (100000) requests in all: valid analyses, malformed
 #   JSON, impossible positions, batches, wrong methods (wrk), and
 #   SOAK_HANGUPS (400) clients that hang up mid-search or mid-body. Fails on
@@ -62,7 +63,7 @@ trap 'exit 130' INT TERM
 start_server() {
     "$BIN" serve --bind 127.0.0.1 --port 0 --workers 2 --queue-length 16 --max-batch 4 --tt-mib "${LOADTEST_TT_MIB:-4}" \
         --max-time-ms 2000 --default-time-ms 50 --max-connections 256 --retry-after-s 1 \
-        --drain-timeout-ms 2000 --log-level info "$@" 2>"$TMP/server.log" &
+        --drain-timeout-ms 2000 --result-cache 0 --log-level info "$@" 2>"$TMP/server.log" &
     PID=$!
     PORT=
     for _ in $(seq 100); do
