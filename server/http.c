@@ -1369,16 +1369,20 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         cn->since_ns = now_ns();
         pthread_mutex_unlock(&s->conn_mu);
     }
-    /* A streamed answer cut off while its search runs: stop the search; the
-     * worker that finishes the job frees the request. */
+    /* A streamed answer whose job is not finished: the worker that finishes
+     * it frees the request. Cut off before its end, the search is stopped;
+     * sent whole, the worker is just about to take it off the watch list. */
     bool orphan = false;
     if (r->job) {
         pthread_mutex_lock(&s->mu);
         if (!r->job->finished) {
             orphan = r->job->completed = true;
-            atomic_store(&r->job->stop, true);
-            if (!atomic_exchange(&r->job->gone, true)) metrics_hangup(&s->metrics);
-            if (r->status == 200) r->status = 499;
+            r->job->fd = -1; /* the socket may close and its number be reused: stop watching it */
+            if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+                atomic_store(&r->job->stop, true);
+                if (!atomic_exchange(&r->job->gone, true)) metrics_hangup(&s->metrics);
+                if (r->status == 200) r->status = 499;
+            }
         }
         pthread_mutex_unlock(&s->mu);
     }
