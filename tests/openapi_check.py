@@ -5,9 +5,10 @@
     openapi_check.py --port N --key KEY [--phase serving|draining]
 
 The document is checked first: JSON, `openapi` 3.1.x, every local $ref
-resolves, every schema is a valid JSON Schema 2020-12 schema, every
-operation has documented responses, and the routes of server/http.c are
-exactly the paths with an operation that is not `x-pending`.
+resolves, the objects have only the members OpenAPI 3.1 gives them, every
+schema is a valid JSON Schema 2020-12 schema, every operation has
+documented responses, and the routes of server/http.c are exactly the
+paths with an operation that is not `x-pending`.
 
 Then every case below (and the cases derived from the document: a 405 for
 each method a path does not take, a 401 or an answer without the key for
@@ -188,6 +189,64 @@ def http_routes():
     return set(re.findall(r'strcmp\(url, "([^"]+)"\)', m.group(1)))
 
 
+# The fixed fields of the OpenAPI 3.1 objects this document uses (besides x-*).
+FIELDS = {
+    "info": {"title", "summary", "description", "termsOfService", "contact", "license", "version"},
+    "operation": {"tags", "summary", "description", "externalDocs", "operationId", "parameters", "requestBody",
+                  "responses", "callbacks", "deprecated", "security", "servers"},
+    "parameter": {"name", "in", "description", "required", "deprecated", "allowEmptyValue", "style", "explode",
+                  "allowReserved", "schema", "example", "examples", "content"},
+    "requestBody": {"description", "content", "required"},
+    "response": {"description", "headers", "content", "links"},
+    "header": {"description", "required", "deprecated", "style", "explode", "schema", "example", "examples",
+               "content"},
+    "media": {"schema", "example", "examples", "encoding"},
+    "reference": {"$ref", "summary", "description"},
+}
+
+
+def unknown_fields(obj, kind, where):
+    """Errors for members that an OpenAPI object of this kind does not have."""
+    if not isinstance(obj, dict):
+        return ["%s: an object expected" % where]
+    allowed = FIELDS["reference" if "$ref" in obj else kind]
+    return ["%s: %s has no member %s" % (where, "a reference" if "$ref" in obj else "a " + kind, k)
+            for k in obj if k not in allowed and not k.startswith("x-")]
+
+
+def check_objects(doc):
+    """The OpenAPI objects' members, as the 3.1 specification lists them."""
+    errors = unknown_fields(doc.get("info", {}), "info", "info")
+    lic = doc.get("info", {}).get("license")
+    if lic is not None and not (lic.get("name") and ("identifier" in lic) != ("url" in lic)):
+        errors.append("info.license needs a name and either an identifier or a url")
+    responses = list(doc["components"].get("responses", {}).items())
+    headers = list(doc["components"].get("headers", {}).items())
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            where = "%s %s" % (method.upper(), path)
+            errors += unknown_fields(op, "operation", where)
+            for p in op.get("parameters", []):
+                errors += unknown_fields(p, "parameter", where + " parameter")
+            if "requestBody" in op:
+                errors += unknown_fields(op["requestBody"], "requestBody", where + " requestBody")
+                for mt, media in op["requestBody"].get("content", {}).items():
+                    errors += unknown_fields(media, "media", "%s requestBody %s" % (where, mt))
+            responses += [("%s %s" % (where, st), r) for st, r in op.get("responses", {}).items()]
+    for name, p in doc["components"].get("parameters", {}).items():
+        errors += unknown_fields(p, "parameter", "parameter " + name)
+    for where, r in responses:
+        errors += unknown_fields(r, "response", where)
+        if "$ref" in r:
+            continue
+        headers += [("%s header %s" % (where, n), h) for n, h in r.get("headers", {}).items()]
+        for mt, media in r.get("content", {}).items():
+            errors += unknown_fields(media, "media", "%s %s" % (where, mt))
+    for where, h in headers:
+        errors += unknown_fields(h, "header", "header " + where)
+    return errors
+
+
 def check_document(doc):
     errors = []
     if not re.match(r"^3\.1\.\d+$", str(doc.get("openapi", ""))):
@@ -205,6 +264,7 @@ def check_document(doc):
             errors.append("%s: x-pending names the feature (a string)" % ptr)
     if errors:
         return errors  # the rest needs the references
+    errors += check_objects(doc)
     schemas = [(s, "#/components/schemas/" + pointer_escape(n)) for n, s in doc["components"]["schemas"].items()]
     op_ids = set()
     for path, item in doc["paths"].items():
@@ -342,6 +402,9 @@ def check_answer(doc, case, status, headers, data):
             if h.get("required") and not is_pending(h):
                 errors.append("header %s is missing" % name)
             continue
+        if is_pending(h):
+            errors.append("header %s is sent, but %s is marked x-pending (%s): drop the marker and add cases" % (
+                name, hptr, h["x-pending"]))
         schema = h.get("schema", {})
         if schema.get("type") == "integer":
             if not re.match(r"^[0-9]+$", value):
@@ -413,7 +476,8 @@ def derived_cases(doc):
         for m, op in ops.items():
             public = op.get("security", doc.get("security")) == []
             body = QUICK if m == "post" else None
-            cases.append(Case(m.upper(), path, 200 if public else 401, body, key=False,
+            success = min(int(s) for s in op["responses"] if s.startswith("2"))
+            cases.append(Case(m.upper(), path, success if public else 401, body, key=False,
                               name="%s %s without the key" % (m.upper(), path)))
         for m, op in (doc["paths"][path]).items():
             if m == "options" and is_pending(op):  # not built yet: answered like any unknown method
