@@ -30,6 +30,8 @@ objs = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_LIB = $(BUILD)/libengine.a
 API_LIB = $(BUILD)/libapi.a
 SERVER_LIB = $(BUILD)/libserver.a
+OPENAPI_C = $(BUILD)/gen/openapi_doc.c
+OPENAPI_OBJ = $(BUILD)/gen/openapi_doc.o
 
 GOMOKUD = $(BUILD)/bin/gomokud
 PBRAIN = $(BUILD)/bin/pbrain-gomokud
@@ -62,9 +64,18 @@ $(API_LIB): $(call objs,$(API_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SERVER_LIB): $(call objs,$(SERVER_SRC))
+$(SERVER_LIB): $(call objs,$(SERVER_SRC)) $(OPENAPI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The OpenAPI document (api/openapi.json) built in as a C array, served at
+# GET /v1/openapi.json.
+$(OPENAPI_C): api/openapi.json scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh openapi_doc api/openapi.json server/openapi.h > $@.tmp && mv $@.tmp $@
+
+$(OPENAPI_OBJ): $(OPENAPI_C)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(GOMOKUD): $(BUILD)/server/main.o $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
@@ -148,7 +159,7 @@ clang:
 clean:
 	rm -rf $(BUILD)
 
--include $(ALL_OBJ:.o=.d)
+-include $(ALL_OBJ:.o=.d) $(OPENAPI_OBJ:.o=.d)
 
 # ---- fuzzing -------------------------------------------------------------------
 # libFuzzer harnesses (fuzz/README.md) for the JSON request parser and

@@ -63,7 +63,8 @@ static const KeyDef KEYS[] = {
     INT_KEY("request_timeout_s", request_timeout_s, "10", 0, 86400,
             "a request's headers and body must arrive within this many seconds, else the connection is closed; "
             "0 = no cap"),
-    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez and /readyz needs "
+    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez, /readyz and "
+                      "/v1/openapi.json needs "
                       "'Authorization: Bearer KEY'; empty = no authentication"},
      K_KEYS, offsetof(Config, api_keys), 0, 0},
     {{"cors_origins", "", "browser origins allowed to call the API: '*' or comma-separated exact origins "

@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "server/cache.h"
 #include "server/metrics.h"
+#include "server/openapi.h"
 #include "server/pool.h"
 #include "server/ratelimit.h"
 
@@ -292,6 +293,7 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/livez")) return ROUTE_LIVEZ;
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
+    if (!strcmp(url, "/v1/openapi.json")) return ROUTE_OPENAPI;
     return ROUTE_OTHER;
 }
 
@@ -374,11 +376,12 @@ static bool key_equal(const char *given, size_t glen, const char *key, size_t kl
     return diff == 0;
 }
 
-/* True when auth is off, the route is a health check, or the request bears
- * one of the keys. Every key is compared, whichever matches. */
+/* True when auth is off, the route is a health check or the (public) API
+ * document, or the request bears one of the keys. Every key is compared,
+ * whichever matches. */
 static bool authorized(Server *s, struct MHD_Connection *conn, MetricsRoute route)
 {
-    if (s->nkeys == 0 || route == ROUTE_LIVEZ || route == ROUTE_READYZ) return true;
+    if (s->nkeys == 0 || route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_OPENAPI) return true;
     const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h || strncasecmp(h, "Bearer ", 7)) return false;
     h += 7;
@@ -1280,6 +1283,9 @@ static enum MHD_Result dispatch(Request *r)
         if (!text) return reply_owned(r, 500, CT_PROBLEM, NULL);
         return reply(r, 200, CT_METRICS, text, len, true, NULL, false);
     }
+    case ROUTE_OPENAPI:
+        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        return reply(r, 200, CT_JSON, (char *)openapi_doc, openapi_doc_len, false, NULL, false);
     case ROUTE_ANALYZE:
     case ROUTE_BATCH:
     case ROUTE_REVIEW:

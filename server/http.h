@@ -20,7 +20,8 @@
  * items of a request whose client left are dropped unsearched. The
  * connection is still resumed so that libmicrohttpd can close it.
  *
- * API keys. With api_keys set, every route but /livez and /readyz needs
+ * API keys. With api_keys set, every route but /livez, /readyz and the
+ * public API document /v1/openapi.json needs
  * "Authorization: Bearer <key>" (compared in constant time against every
  * key); otherwise 401 with WWW-Authenticate: Bearer, before any body is read.
  *

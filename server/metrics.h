@@ -22,6 +22,7 @@ typedef enum {
     ROUTE_LIVEZ,
     ROUTE_READYZ,
     ROUTE_METRICS,
+    ROUTE_OPENAPI,     /* GET /v1/openapi.json */
     ROUTE_OTHER, /* anything else (404) */
     ROUTE_COUNT
 } MetricsRoute;
