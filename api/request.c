@@ -50,7 +50,7 @@ static const ProblemKind problem_kinds[] = {
     {405, PROBLEM_BASE "method-not-allowed", "Method not allowed"},
     {413, PROBLEM_BASE "payload-too-large", "Payload too large"},
     {422, PROBLEM_BASE "impossible-position", "Impossible position"},
-    {429, PROBLEM_BASE "rate-limited", "Too many requests"},
+    {429, PROBLEM_BASE "too-many-requests", "Too many requests"},
     {500, PROBLEM_BASE "internal", "Internal error"},
     {503, PROBLEM_BASE "overloaded", "Service unavailable"},
 };

@@ -1064,9 +1064,12 @@ static void run_item(void *ctx, void *state, void *item)
 
 /* ---- routes ----------------------------------------------------------- */
 
-static enum MHD_Result method_not_allowed(Request *r, const char *allow)
+/* 405 with Allow: the route's methods and OPTIONS. */
+static enum MHD_Result method_not_allowed(Request *r)
 {
     ApiProblem p;
+    char allow[40];
+    snprintf(allow, sizeof allow, "%s, OPTIONS", route_allow(r->route));
     api_problem(&p, 405, "", "%s is not allowed on %s; use %s", r->method, r->path, allow);
     return reply_problem(r, &p, allow, false);
 }
@@ -1246,10 +1249,10 @@ static enum MHD_Result dispatch(Request *r)
     ApiProblem p;
     switch (r->route) {
     case ROUTE_LIVEZ:
-        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (!r->get) return method_not_allowed(r);
         return reply_text(r, 200, CT_JSON, "{\"status\":\"live\"}\n");
     case ROUTE_READYZ:
-        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (!r->get) return method_not_allowed(r);
         if (atomic_load(&s->draining)) {
             api_problem(&p, 503, "", "the server is shutting down");
             return reply_problem(r, &p, NULL, true);
@@ -1263,10 +1266,10 @@ static enum MHD_Result dispatch(Request *r)
             return reply_owned(r, 200, CT_JSON, strdup(body));
         }
     case ROUTE_INFO:
-        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (!r->get) return method_not_allowed(r);
         return reply(r, 200, CT_JSON, s->info, s->info_len, false, NULL, false);
     case ROUTE_METRICS: {
-        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (!r->get) return method_not_allowed(r);
         pthread_mutex_lock(&s->mu);
         int suspended = s->nwatch;
         pthread_mutex_unlock(&s->mu);
@@ -1284,12 +1287,12 @@ static enum MHD_Result dispatch(Request *r)
         return reply(r, 200, CT_METRICS, text, len, true, NULL, false);
     }
     case ROUTE_OPENAPI:
-        if (!r->get) return method_not_allowed(r, "GET, HEAD");
+        if (!r->get) return method_not_allowed(r);
         return reply(r, 200, CT_JSON, (char *)openapi_doc, openapi_doc_len, false, NULL, false);
     case ROUTE_ANALYZE:
     case ROUTE_BATCH:
     case ROUTE_REVIEW:
-        if (!r->post) return method_not_allowed(r, "POST");
+        if (!r->post) return method_not_allowed(r);
         return analyze(r);
     default:
         api_problem(&p, 404, "", "no resource at %s; see GET /v1/info", r->path);

@@ -2,7 +2,7 @@
 """Checks api/openapi.json, and the real server's answers against it.
 
     openapi_check.py --doc-only
-    openapi_check.py --port N --key KEY [--phase serving|draining]
+    openapi_check.py --port N --key KEY [--phase serving|draining|limited]
 
 The document is checked first: JSON, `openapi` 3.1.x, every local $ref
 resolves, the objects have only the members OpenAPI 3.1 gives them, every
@@ -29,7 +29,15 @@ marker and add cases. Prints the number of responses validated; exits 1
 on any failure. Needs only the standard library and python3-jsonschema
 (Debian 12: 4.10, which has draft 2020-12).
 
-To add a case, append a Case to SERVING (or DRAINING): method, path,
+Streamed answers (application/x-ndjson, text/event-stream) are validated
+message by message: every NDJSON line against the media type's schema, and
+only the last one may (and must) be the final answer; every SSE event's
+data against the schema the media type's x-events names for its event.
+
+The `limited` phase runs against a server with rate_limit = 1 and
+rate_burst = 2 (see tests/test_openapi.c): the third request is a 429.
+
+To add a case, append a Case to SERVING (or DRAINING, LIMITED): method, path,
 expected status, and optionally a body (a dict is sent as JSON, a str as
 is), extra headers, key=False (no Authorization) or key="wrong", and
 valid_request=False for a 2xx whose body breaks the request schema on
@@ -84,8 +92,21 @@ SERVING = [
     Case("POST", "/v1/analyze", 200, {"board_size": 19, "moves": [[9, 9], [10, 10]], "limits": {"nodes": 2000}}),
     Case("POST", "/v1/analyze", 200, {"moves": ["h8", "i8", "h9", "i9", "h10", "i10", "h11"], "limits": {"depth": 2}},
          name="a lost position: mate"),
-    Case("POST", "/v1/analyze", 200, QUICK, {"Accept": "application/x-ndjson"}, name="analyze, Accept: ndjson"),
+    Case("POST", "/v1/analyze", 200, {"moves": ["h8", "i9"], "limits": {"depth": 3}},
+         {"Accept": "application/x-ndjson"}, name="analyze, Accept: ndjson"),
+    Case("POST", "/v1/analyze", 200, {"moves": ["h8", "i9"], "limits": {"depth": 3}, "multipv": 2},
+         {"Accept": "application/x-ndjson"}, name="analyze, two lines, Accept: ndjson"),
     Case("POST", "/v1/analyze", 200, QUICK, {"Accept": "text/event-stream"}, name="analyze, Accept: event-stream"),
+    Case("POST", "/v1/analyze", 200, QUICK, {"Accept": "application/x-ndjson", "X-Gomokud-Fault": "engine"},
+         name="analyze streamed, an engine failure: the stream ends with the 500 problem"),
+    Case("POST", "/v1/analyze", 200, QUICK, {"Origin": "https://app.example"}, name="analyze from an allowed origin"),
+    Case("OPTIONS", "/v1/analyze", 204, headers={"Origin": "https://app.example",
+                                                 "Access-Control-Request-Method": "POST"}, key=False,
+         name="a CORS preflight"),
+    Case("OPTIONS", "/v1/info", 204, headers={"Origin": "https://other.example",
+                                              "Access-Control-Request-Method": "GET"}, key=False,
+         name="a preflight from an origin not allowed"),
+    Case("POST", "/v1/analyze", 400, "", name="an empty body"),
     Case("POST", "/v1/analyze", 200, QUICK, {"X-Request-ID": "trace:42_a.b-c"}, name="a request id echoed"),
     Case("POST", "/v1/analyze", 400, '{"moves": ["h8"', name="malformed JSON"),
     Case("POST", "/v1/analyze", 400, {"moves": ["h8"], "limits": {"depth": "deep"}}, name="a wrong type"),
@@ -99,12 +120,22 @@ SERVING = [
     Case("POST", "/v1/analyze", 500, QUICK, {"X-Gomokud-Fault": "render"}, name="a result that cannot be rendered"),
     Case("POST", "/v1/analyze/batch", 200, {"positions": [dict(QUICK, id="a"), {"id": "b", "moves": ["h8", "h8"]}]},
          name="a batch with a bad position in its slot"),
+    Case("POST", "/v1/analyze/batch", 200, {"positions": [dict(QUICK, id="a"), {"id": "b", "moves": ["h8", "h8"]}]},
+         {"Accept": "application/x-ndjson"}, name="a batch streamed as NDJSON"),
+    Case("POST", "/v1/analyze/batch", 200, {"positions": [dict(QUICK, id="a"), {"id": "b", "moves": ["h8", "h8"]}]},
+         {"Accept": "text/event-stream"}, name="a batch streamed as events"),
     Case("POST", "/v1/analyze/batch", 200, {"positions": [{"moves": 7}]}, name="a batch of only bad positions",
          valid_request=False),
+    Case("POST", "/v1/analyze/batch", 200, {"positions": [{"moves": 7}]}, {"Accept": "application/x-ndjson"},
+         name="a streamed batch of only bad positions", valid_request=False),
     Case("POST", "/v1/analyze/batch", 400, {"positions": []}, name="an empty batch"),
     Case("POST", "/v1/analyze/batch", 400, [QUICK], name="a batch that is not an object"),
     Case("POST", "/v1/analyze/batch", 413, {"positions": [QUICK, QUICK, QUICK]}, name="a batch over max_batch"),
     Case("POST", "/v1/review", 200, {"id": "r1", "moves": ["h8", "i9", "h9"], "limits": {"depth": 1}}),
+    Case("POST", "/v1/review", 200, {"moves": ["h8", "i9", "h9"], "limits": {"depth": 1}},
+         {"Accept": "application/x-ndjson"}, name="a review, Accept: ndjson"),
+    Case("POST", "/v1/review", 200, {"moves": ["h8", "i9"], "limits": {"depth": 1}},
+         {"Accept": "text/event-stream"}, name="a review, Accept: event-stream"),
     Case("POST", "/v1/review", 200, {"moves": ["f8", "a15", "g8", "a13", "h8", "a11", "i8"], "limits": {"depth": 2}},
          name="a review with a blunder and a missed win"),
     Case("POST", "/v1/review", 400, {"moves": ["h8"], "multipv": 2}, name="a review refuses multipv"),
@@ -118,6 +149,19 @@ SERVING = [
     Case("GET", "/nowhere", 401, key=False, name="an unknown path without the key"),
     Case("GET", "/v1/info", 401, key="wrong", name="a wrong key"),
     Case("POST", "/v1/analyze", 401, QUICK, key="wrong", name="analyze with a wrong key"),
+]
+
+LIMITED = [  # the key's bucket: two, then 429; without the key the address has its own bucket
+    Case("GET", "/v1/info", 200),
+    Case("HEAD", "/v1/info", 200),
+    Case("GET", "/v1/openapi.json", 200, key=False, name="another client (the address, no key)"),
+    Case("POST", "/v1/analyze", 429, QUICK, name="past the burst"),
+    Case("GET", "/v1/info", 429, name="past the burst, info"),
+    Case("GET", "/livez", 200, name="probes are not limited"),
+    Case("GET", "/readyz", 200, name="readiness is not limited"),
+    Case("GET", "/metrics", 200, name="metrics are not limited"),
+    Case("OPTIONS", "/v1/analyze", 204, headers={"Origin": "https://app.example"}, key=False,
+         name="preflights are not limited"),
 ]
 
 DRAINING = [
@@ -457,9 +501,57 @@ def check_body(doc, resp, ptr, ctype, data):
             return ["the body is not JSON (%s): %s" % (e, text[:300])]
     elif base == "text/plain":
         value = text
+    elif base == "application/x-ndjson":
+        return check_ndjson(doc, mptr, text)
+    elif base == "text/event-stream":
+        return check_events(doc, media, mptr, text)
     else:
         return ["no validator for %s in tests/openapi_check.py: add one" % base]
     return schema_errors(doc, mptr + "/schema", value)
+
+
+def check_ndjson(doc, mptr, text):
+    """Every line valid against the stream's schema; the last, only the last, final."""
+    if not text.endswith("\n"):
+        return ["the stream does not end with a newline"]
+    lines = text[:-1].split("\n")
+    errors = []
+    for i, line in enumerate(lines):
+        try:
+            value = json.loads(line)
+        except ValueError as e:
+            return ["line %d is not JSON (%s): %s" % (i + 1, e, line[:200])]
+        last = i == len(lines) - 1
+        if not isinstance(value, dict) or (value.get("final") is True) != last:
+            errors.append("line %d of %d: only the last line is final: %s" % (i + 1, len(lines), line[:200]))
+        errors += ["line %d: %s" % (i + 1, e) for e in schema_errors(doc, mptr + "/schema", value)]
+    return errors
+
+
+def check_events(doc, media, mptr, text):
+    """Every event one of the media type's x-events, its data valid; the last, only the last, `result`."""
+    if not text.endswith("\n\n"):
+        return ["the event stream does not end with a blank line"]
+    events = text[:-2].split("\n\n")
+    errors = []
+    names = media.get("x-events", {})
+    for i, ev in enumerate(events):
+        fields = dict(line.split(": ", 1) for line in ev.split("\n") if ": " in line)
+        name, data = fields.get("event"), fields.get("data")
+        if name not in names or data is None or len(ev.split("\n")) != 2:
+            errors.append("event %d is not 'event: <%s>' and one data line: %r" % (i + 1, "|".join(names), ev[:200]))
+            continue
+        if (name == "result") != (i == len(events) - 1):
+            errors.append("event %d of %d is %s: the last event, only the last, is the result" % (
+                i + 1, len(events), name))
+        try:
+            value = json.loads(data)
+        except ValueError as e:
+            errors.append("event %d: data is not JSON (%s)" % (i + 1, e))
+            continue
+        eptr = mptr + "/x-events/" + pointer_escape(name)
+        errors += ["event %d (%s): %s" % (i + 1, name, e) for e in schema_errors(doc, eptr, value)]
+    return errors
 
 
 def derived_cases(doc):
@@ -490,7 +582,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int)
     ap.add_argument("--key")
-    ap.add_argument("--phase", choices=("serving", "draining"), default="serving")
+    ap.add_argument("--phase", choices=("serving", "draining", "limited"), default="serving")
     ap.add_argument("--doc-only", action="store_true")
     args = ap.parse_args()
 
@@ -513,7 +605,7 @@ def main():
     if not args.port or not args.key:
         ap.error("--port and --key are needed unless --doc-only")
 
-    cases = list(DRAINING) if args.phase == "draining" else SERVING + derived_cases(doc)
+    cases = {"draining": DRAINING, "limited": LIMITED}.get(args.phase) or SERVING + derived_cases(doc)
     failed = 0
     for case in cases:
         try:

@@ -524,15 +524,15 @@ Test(http, a_wrong_method_is_405_with_allow, .timeout = 30)
     start_default();
     Resp r = request("GET", "/v1/analyze", NULL, NULL);
     assert_problem(&r, 405, "");
-    cr_assert_str_eq(header_of(&r, "Allow"), "POST");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST, OPTIONS");
     resp_free(&r);
     r = request("PUT", "/v1/analyze/batch", "{}", NULL);
     assert_problem(&r, 405, "");
-    cr_assert_str_eq(header_of(&r, "Allow"), "POST");
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST, OPTIONS");
     resp_free(&r);
     r = request("POST", "/livez", "{}", NULL);
     assert_problem(&r, 405, "");
-    cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD");
+    cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD, OPTIONS");
     resp_free(&r);
     r = request("DELETE", "/metrics", NULL, NULL);
     assert_problem(&r, 405, "");
