@@ -126,9 +126,9 @@ char *api_review_json(const ApiReview *r, const EngineResult *results);
  * refused (400 naming them), as are unknown members; a bad level is a 400
  * naming "level", a bad seed "seed". An empty body is a 400 (a move on the
  * empty board is asked for with {}). req's limits are the level's: its node
- * cap and lines, with the server's maxima as the time and depth bounds (and
- * a lower max_nodes or max_multipv winning); at full strength the server's
- * defaults for a request without limits, one line. */
+ * and depth caps and lines, with the server's maximum as the time bound (and
+ * a lower max_nodes, max_depth or max_multipv winning); at full strength the
+ * server's defaults for a request without limits, one line. */
 #define API_SEED_MAX 9007199254740991.0 /* 2^53 - 1: every integer up to it is exact in JSON */
 
 typedef struct {
@@ -145,7 +145,7 @@ bool api_parse_move(const char *body, size_t len, const ApiCaps *caps, ApiMove *
  * view. Malloc'd JSON, NULL when out of memory. */
 char *api_move_json(const ApiMove *m, const EngineResult *res);
 
-/* The level table as a JSON array (number, name, node cap, lines,
+/* The level table as a JSON array (number, name, node and depth caps, lines,
  * temperature, safe, measured Elo), for GET /v1/info. Malloc'd, NULL when
  * out of memory. */
 char *api_levels_json(void);

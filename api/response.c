@@ -371,6 +371,7 @@ char *api_levels_json(void)
         cJSON *o = cJSON_CreateObject();
         ok = put(o, "level", cJSON_CreateNumber(lv->number)) && put(o, "name", cJSON_CreateString(lv->name)) &&
              put(o, "nodes", lv->nodes > 0 ? cJSON_CreateNumber((double)lv->nodes) : cJSON_CreateNull()) &&
+             put(o, "depth", lv->depth > 0 ? cJSON_CreateNumber(lv->depth) : cJSON_CreateNull()) &&
              put(o, "multipv", cJSON_CreateNumber(lv->multipv)) &&
              put(o, "temperature", cJSON_CreateNumber(lv->temperature)) &&
              put(o, "safe", cJSON_CreateBool(lv->safe)) && put(o, "elo", cJSON_CreateNumber(lv->elo));

@@ -7,8 +7,8 @@
 /* Win-rate points per unit of engine_winrate (which is 0..1). */
 #define WINRATE_POINTS 100.0
 
-/* The ladder. Node caps roughly double from level to level, the lines
- * narrow and the temperature falls as the levels rise. Win-rate points are
+/* The ladder. Node caps rise from level to level, the middle levels
+ * deepen by their depth caps, the lines narrow and the temperature falls. Win-rate points are
  * small between ordinary moves (the curve's scale is some 1,700 score
  * units: 100 units are about 1.4 points), so temperatures of a few points
  * already spread the choice over the lines of a quiet position while a move
@@ -16,17 +16,17 @@
  * is what `make calibrate-levels` measured (docs/levels.md): each level
  * against the next from balanced openings, anchored at level 1 = 0. */
 static const Level levels[LEVEL_COUNT] = {
-    /* number, name, nodes, multipv, temperature, safe, elo */
-    {1, "beginner", 500, 8, 40.0, false, 0},
-    {2, "novice", 1000, 8, 24.0, false, 0},
-    {3, "casual", 2000, 8, 15.0, false, 0},
-    {4, "amateur", 4000, 6, 9.0, false, 0},
-    {5, "club", 8000, 6, 6.0, true, 0},
-    {6, "intermediate", 16000, 5, 4.0, true, 0},
-    {7, "advanced", 32000, 4, 2.5, true, 0},
-    {8, "expert", 64000, 3, 1.5, true, 0},
-    {9, "master", 128000, 2, 0.7, true, 0},
-    {10, "grandmaster", 0, 1, 0.0, true, 0},
+    /* number, name, nodes, depth, multipv, temperature, safe, elo */
+    {1, "beginner", 500, 0, 8, 40.0, false, 0},
+    {2, "novice", 1000, 0, 8, 24.0, false, 0},
+    {3, "casual", 2000, 0, 8, 15.0, false, 0},
+    {4, "amateur", 4000, 0, 6, 9.0, false, 0},
+    {5, "club", 8000, 0, 6, 6.0, true, 0},
+    {6, "intermediate", 24000, 2, 5, 4.0, true, 0},
+    {7, "advanced", 48000, 4, 4, 2.5, true, 0},
+    {8, "expert", 80000, 6, 3, 1.5, true, 0},
+    {9, "master", 120000, 0, 2, 0.7, true, 0},
+    {10, "grandmaster", 0, 0, 1, 0.0, true, 0},
 };
 
 const Level *level_get(int n)
@@ -114,6 +114,7 @@ Limits level_limits(const Level *lv, Limits base)
         return l;
     }
     l.nodes = base.nodes > 0 && base.nodes < lv->nodes ? base.nodes : lv->nodes;
+    if (lv->depth > 0 && (base.depth <= 0 || lv->depth < base.depth)) l.depth = lv->depth;
     l.multipv = lv->multipv;
     return l;
 }

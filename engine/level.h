@@ -5,7 +5,11 @@
  * A level is a search budget plus a way to choose among the search's
  * multi-PV lines:
  *   - levels 1 .. LEVEL_COUNT - 1 search a fixed number of nodes with
- *     `multipv` lines. Engines that start every search afresh (the server's)
+ *     `multipv` lines, the middle ones also to a fixed depth. (Below some
+ *     50,000 nodes a node cap alone leaves depth 1: the root's threat search
+ *     takes the budget first, while a depth cap also scales that search
+ *     down, so depth caps grade the middle levels and temperatures the low
+ *     ones.) Engines that start every search afresh (the server's)
  *     are deterministic at a node limit, and the choice below is a function
  *     of its inputs, so the same position, level and seed give the same move.
  *   - the top level is full strength: the caller's normal limits (the
@@ -40,6 +44,7 @@ typedef struct {
     int number;         /* 1 .. LEVEL_COUNT */
     const char *name;   /* "beginner" .. "grandmaster" */
     int64_t nodes;      /* node cap per move; 0 = the caller's normal limits (full strength) */
+    int depth;          /* depth cap as well; 0 = none */
     int multipv;        /* candidate lines searched, 1 .. ENGINE_MAX_MULTIPV */
     double temperature; /* softmax temperature in win-rate points; 0 = always the best */
     bool safe;          /* never gives up a proven win or walks into a proven loss when it can avoid it */
@@ -71,10 +76,10 @@ int level_choose(const EngineResult *res, const Level *lv, uint64_t seed, LevelC
 uint64_t level_position_seed(const Position *p, uint64_t seed);
 
 /* Limits for a search at level lv. At full strength (nodes == 0): base as
- * it is (the caller's normal limits) with one line. Below: base's time and
- * depth (the caller's hard caps, which should only bind in an emergency),
- * the level's node cap (base's when that is tighter) and its lines. The
- * stop flag and callbacks of base are kept. */
+ * it is (the caller's normal limits) with one line. Below: base's time (the
+ * caller's hard cap, which should only bind in an emergency), the level's
+ * node and depth caps (base's when tighter) and its lines. The stop flag
+ * and callbacks of base are kept. */
 Limits level_limits(const Level *lv, Limits base);
 
 #endif

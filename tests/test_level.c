@@ -170,6 +170,13 @@ Test(level, limits_below_the_top_are_the_node_cap_and_lines_within_the_callers_c
     cr_assert_eq(l.nodes, lv->nodes);
     cr_assert_eq(l.multipv, lv->multipv);
     cr_assert_eq(l.time_ms, 9000);
+    cr_assert_eq(l.depth, 64, "no depth cap at this level");
+    const Level *deep = level_get(7);
+    cr_assert_gt(deep->depth, 0);
+    cr_assert_eq(level_limits(deep, base).depth, deep->depth, "the level's depth cap");
+    base.depth = 1;
+    cr_assert_eq(level_limits(deep, base).depth, 1, "a tighter depth wins");
+    base.depth = 64;
     base.nodes = lv->nodes / 2;
     cr_assert_eq(level_limits(lv, base).nodes, lv->nodes / 2, "a tighter cap wins");
     base = (Limits){.time_ms = 1000, .multipv = 3};
