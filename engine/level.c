@@ -25,7 +25,7 @@ static const Level levels[LEVEL_COUNT] = {
     {6, "intermediate", 24000, 2, 5, 4.0, true, 0},
     {7, "advanced", 48000, 4, 4, 2.5, true, 0},
     {8, "expert", 80000, 6, 3, 1.5, true, 0},
-    {9, "master", 120000, 0, 2, 0.7, true, 0},
+    {9, "master", 160000, 0, 2, 0.5, true, 0},
     {10, "grandmaster", 0, 0, 1, 0.0, true, 0},
 };
 

@@ -6,14 +6,14 @@
 # then writes docs/levels.md: the command, each pair's wins-draws-losses and
 # the Elo ladder anchored at level 1 = 0. The top level plays at
 # LEVEL_TOP_MS per move (its server default is a whole second).
-#   LEVEL_GAMES   games per pair (default 24)
-#   LEVEL_TOP_MS  time per move of the top level (default 200)
+#   LEVEL_GAMES   games per pair (default 32)
+#   LEVEL_TOP_MS  time per move of the top level (default 300)
 #   LEVEL_LOG     progress log (default build/calibrate-levels.log)
 #   LEVEL_OUT     the report (default docs/levels.md)
 set -eu
 GOMOKUD=${1:?usage: calibrate_levels.sh GOMOKUD}
-GAMES=${LEVEL_GAMES:-24}
-TOP_MS=${LEVEL_TOP_MS:-200}
+GAMES=${LEVEL_GAMES:-32}
+TOP_MS=${LEVEL_TOP_MS:-300}
 LOG=${LEVEL_LOG:-build/calibrate-levels.log}
 OUT=${LEVEL_OUT:-docs/levels.md}
 mkdir -p "$(dirname "$LOG")" "$(dirname "$OUT")"
