@@ -18,15 +18,15 @@
 static const Level levels[LEVEL_COUNT] = {
     /* number, name, nodes, depth, multipv, temperature, safe, elo */
     {1, "beginner", 500, 0, 8, 40.0, false, 0},
-    {2, "novice", 1000, 0, 8, 24.0, false, 0},
-    {3, "casual", 2000, 0, 8, 15.0, false, 0},
-    {4, "amateur", 4000, 0, 6, 9.0, false, 0},
-    {5, "club", 8000, 0, 6, 6.0, true, 0},
-    {6, "intermediate", 24000, 2, 5, 4.0, true, 0},
-    {7, "advanced", 48000, 4, 4, 2.5, true, 0},
-    {8, "expert", 80000, 6, 3, 1.5, true, 0},
-    {9, "master", 160000, 0, 2, 0.5, true, 0},
-    {10, "grandmaster", 0, 0, 1, 0.0, true, 0},
+    {2, "novice", 1000, 0, 8, 24.0, false, 163},
+    {3, "casual", 2000, 0, 8, 15.0, false, 300},
+    {4, "amateur", 4000, 0, 6, 9.0, false, 389},
+    {5, "club", 8000, 0, 6, 6.0, true, 478},
+    {6, "intermediate", 24000, 2, 5, 4.0, true, 544},
+    {7, "advanced", 48000, 4, 4, 2.5, true, 799},
+    {8, "expert", 80000, 6, 3, 1.5, true, 962},
+    {9, "master", 160000, 0, 2, 0.5, true, 1125},
+    {10, "grandmaster", 0, 0, 1, 0.0, true, 1262},
 };
 
 const Level *level_get(int n)
