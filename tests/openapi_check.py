@@ -23,7 +23,7 @@ the document does not list must answer the 404 of
 #/components/responses/MethodNotAllowed with `Allow` naming exactly the
 path's operations.
 
-Parts marked `x-pending` (built on other branches) are not expected yet:
+Parts marked `x-pending` (being built, not served yet) are not expected:
 if the server answers with one, the check fails and says to drop the
 marker and add cases. Prints the number of responses validated; exits 1
 on any failure. Needs only the standard library and python3-jsonschema
@@ -145,7 +145,17 @@ SERVING = [
     Case("POST", "/v1/review", 422, {"moves": ["h8", "h8"]}, name="a review of an impossible game"),
     Case("GET", "/nowhere", 404),
     Case("POST", "/v1/analyze/", 404, QUICK),
-    Case("POST", "/v1/move", 404, {"moves": ["h8"], "level": 3, "seed": 7}, name="POST /v1/move (pending)"),
+    Case("POST", "/v1/move", 200, {"id": "m1", "moves": ["h8"], "level": 3, "seed": 7}, name="a move at level 3"),
+    Case("POST", "/v1/move", 200, {"rule": "renju", "moves": ["h8", "h9"], "level": "beginner"},
+         name="a move at a named level"),
+    Case("POST", "/v1/move", 200, {"moves": ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"], "level": 9},
+         name="a move that wins at once"),
+    Case("POST", "/v1/move", 400, {"moves": ["h8"], "level": 11}, name="a level out of range"),
+    Case("POST", "/v1/move", 400, {"moves": ["h8"], "level": 2, "limits": {"depth": 3}}, name="a move refuses limits"),
+    Case("POST", "/v1/move", 400, "", name="a move with an empty body"),
+    Case("POST", "/v1/move", 422, {"moves": ["h8", "h8"], "level": 2}, name="a move in an impossible position"),
+    Case("POST", "/v1/move", 500, {"moves": ["h8"], "level": 1}, {"X-Gomokud-Fault": "engine"},
+         name="a move whose search fails"),
     Case("GET", "/nowhere", 401, key=False, name="an unknown path without the key"),
     Case("GET", "/v1/info", 401, key="wrong", name="a wrong key"),
     Case("POST", "/v1/analyze", 401, QUICK, key="wrong", name="analyze with a wrong key"),
@@ -171,6 +181,7 @@ DRAINING = [
     Case("POST", "/v1/analyze", 503, QUICK),
     Case("POST", "/v1/analyze/batch", 503, {"positions": [QUICK]}),
     Case("POST", "/v1/review", 503, {"moves": ["h8"], "limits": {"depth": 1}}),
+    Case("POST", "/v1/move", 503, {"moves": ["h8"], "level": 1}),
 ]
 
 
