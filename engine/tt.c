@@ -81,25 +81,32 @@ void tt_store(TT *tt, uint64_t key, int ply, Move move, Score score, Score eval,
 {
     TTBucket *b = &tt->buckets[key & tt->mask];
     uint32_t check = (uint32_t)(key >> 32);
-    TTEntry *victim = NULL;
+    TTEntry *same = NULL, *free_slot = NULL, *weakest = NULL;
     int worst = 1 << 30;
     for (int i = 0; i < TT_BUCKET; i++) {
         TTEntry *e = &b->e[i];
-        if (e->check == check || !(e->genbound & 3)) {
-            victim = e;
+        /* Searches that start fresh treat earlier searches' entries as empty:
+         * neither their moves nor their depths may decide anything, so that
+         * a search at a node or depth limit is a function of its position. */
+        bool empty = !(e->genbound & 3) || (tt->fresh_only && e->search != tt->search);
+        if (empty) {
+            if (!free_slot) free_slot = e;
+            continue;
+        }
+        if (e->check == check) {
             /* keep a deeper result of this search unless the new one is exact */
-            if (e->check == check && (e->genbound & 3) && age_of(tt, e) == 0 && bound != BOUND_EXACT &&
-                e->depth > depth + 2)
-                return;
-            if (e->check == check && move == MOVE_NONE) move = e->move;
+            if (age_of(tt, e) == 0 && bound != BOUND_EXACT && e->depth > depth + 2) return;
+            if (move == MOVE_NONE) move = e->move;
+            same = e;
             break;
         }
         int value = e->depth - TT_AGE_WEIGHT * age_of(tt, e);
         if (value < worst) {
             worst = value;
-            victim = e;
+            weakest = e;
         }
     }
+    TTEntry *victim = same ? same : free_slot ? free_slot : weakest;
     victim->check = check;
     victim->move = move;
     victim->score = (int16_t)tt_score_to(score, ply);

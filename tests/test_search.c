@@ -346,3 +346,28 @@ Test(search, pruning_and_reductions_shrink_the_tree)
     cr_assert_lt(nodes_at_depth(ENGINE_NO_LMR, 7), none);
     cr_assert_lt(nodes_at_depth(ENGINE_NO_MOVECOUNT, 7), none);
 }
+
+Test(search, a_fresh_search_after_a_deeper_one_of_the_same_position_is_still_a_function_of_it)
+{
+    /* The deeper search leaves entries of the very positions the second one
+     * stores: nothing of them (moves, depths) may reach the second search. */
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 1});
+    Engine *clean = engine_new(&(EngineOptions){.tt_mib = 1});
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    Position q = pos_of(RULE_FREESTYLE, "h8 i9 h9 h10 i8 g8 j7 k6");
+    EngineResult a, b, x;
+    for (int k = 0; k < 2; k++) {
+        const Position *pos = k ? &q : &p;
+        cr_assert_eq(engine_analyze(e, pos, &(Limits){.nodes = 1500000}, &x, NULL), POSITION_OK);
+        cr_assert_eq(engine_analyze(e, pos, &(Limits){.nodes = 100000}, &a, NULL), POSITION_OK);
+        cr_assert_eq(engine_analyze(clean, pos, &(Limits){.nodes = 100000}, &b, NULL), POSITION_OK);
+        cr_assert_eq(a.nodes, b.nodes, "position %d", k);
+        cr_assert_eq(a.depth, b.depth);
+        cr_assert_eq(a.best_move, b.best_move);
+        cr_assert_eq(a.score, b.score);
+        cr_assert_eq(a.pvs[0].pv_len, b.pvs[0].pv_len);
+        cr_assert_eq(memcmp(a.pvs[0].pv, b.pvs[0].pv, (size_t)a.pvs[0].pv_len * sizeof(Move)), 0);
+    }
+    engine_free(e);
+    engine_free(clean);
+}
