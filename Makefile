@@ -212,3 +212,13 @@ soak: deps
 	@scripts/deps.sh bench
 	$(MAKE) --no-print-directory $(GOMOKUD)
 	tools/loadtest.sh soak $(GOMOKUD)
+
+# ---- deployment (deploy/, README "Running in production") ---------------------
+# `make docker-test`: the image from docker/Dockerfile (classic builder), run:
+# /livez, one analysis, a drain on `docker stop`; starts dockerd when none
+# runs and makes the Debian base with debootstrap when it cannot be pulled.
+# Not part of `make test`: it needs a Docker engine.
+.PHONY: docker-test
+docker-test:
+	@scripts/deps.sh docker
+	deploy/docker-test.sh
