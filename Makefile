@@ -217,8 +217,15 @@ soak: deps
 # `make docker-test`: the image from docker/Dockerfile (classic builder), run:
 # /livez, one analysis, a drain on `docker stop`; starts dockerd when none
 # runs and makes the Debian base with debootstrap when it cannot be pulled.
-# Not part of `make test`: it needs a Docker engine.
-.PHONY: docker-test
+# `make scale-test`: 3 replicas behind nginx (deploy/nginx/) under wrk, one
+# SIGTERMed and restarted mid-load, then a rolling restart: no failed request.
+# Neither is part of `make test`: they need docker and nginx.
+.PHONY: docker-test scale-test
 docker-test:
 	@scripts/deps.sh docker
 	deploy/docker-test.sh
+
+scale-test: deps
+	@scripts/deps.sh scale
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	deploy/scale-test.sh $(GOMOKUD)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes sure the Debian packages a target needs are installed.
-# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|docker
+# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|docker|scale
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
@@ -14,6 +14,8 @@ case "${1:-build}" in
     # make docker-test: the engine (dockerd) and client, debootstrap for a
     # base image made without a registry (deploy/docker-base.sh).
     docker)    pkgs="docker.io debootstrap curl" ;;
+    # make scale-test: replicas behind nginx, loaded by wrk.
+    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 
