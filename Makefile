@@ -111,6 +111,7 @@ run: deps
 # Tests find the binaries through GOMOKUD_BIN_DIR.
 test:
 	@scripts/deps.sh test
+	$(MAKE) --no-print-directory test-deploy
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-asan
 
@@ -219,8 +220,9 @@ soak: deps
 # runs and makes the Debian base with debootstrap when it cannot be pulled.
 # `make scale-test`: 3 replicas behind nginx (deploy/nginx/) under wrk, one
 # SIGTERMed and restarted mid-load, then a rolling restart: no failed request.
-# Neither is part of `make test`: they need docker and nginx.
-.PHONY: docker-test scale-test
+# Neither is part of `make test` (they need docker and nginx); the manifests'
+# check (test-deploy) is.
+.PHONY: docker-test scale-test test-deploy
 docker-test:
 	@scripts/deps.sh docker
 	deploy/docker-test.sh
@@ -229,3 +231,10 @@ scale-test: deps
 	@scripts/deps.sh scale
 	$(MAKE) --no-print-directory $(GOMOKUD)
 	deploy/scale-test.sh $(GOMOKUD)
+
+# The Kubernetes manifests against the server's routes, port, drain time,
+# sizing and labels (deploy/check_k8s.py; under a second). /usr/bin/python3:
+# Debian's, which sees python3-yaml whatever python3 is first on PATH.
+test-deploy:
+	@scripts/deps.sh test
+	/usr/bin/python3 deploy/check_k8s.py

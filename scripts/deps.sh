@@ -7,7 +7,7 @@ set -eu
 
 case "${1:-build}" in
     build|run) pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev" ;;
-    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev" ;;
+    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev python3-yaml" ;;
     bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev wrk" ;;
     clang)     pkgs="clang" ;;
     fuzz)      pkgs="clang libclang-rt-14-dev" ;;
