@@ -233,8 +233,10 @@ scale-test: deps
 	deploy/scale-test.sh $(GOMOKUD)
 
 # The Kubernetes manifests against the server's routes, port, drain time,
-# sizing and labels (deploy/check_k8s.py; under a second). /usr/bin/python3:
-# Debian's, which sees python3-yaml whatever python3 is first on PATH.
+# sizing and labels, then the server started once with the pods' settings
+# (deploy/check_k8s.py; about a second). /usr/bin/python3: Debian's, which
+# sees python3-yaml whatever python3 is first on PATH.
 test-deploy:
 	@scripts/deps.sh test
-	/usr/bin/python3 deploy/check_k8s.py
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	/usr/bin/python3 deploy/check_k8s.py --bin $(GOMOKUD)

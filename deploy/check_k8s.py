@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """check_k8s.py - checks the Kubernetes manifests against the server's code.
 
-    /usr/bin/python3 deploy/check_k8s.py [MANIFEST_DIR]     (make test-deploy)
+    /usr/bin/python3 deploy/check_k8s.py [--bin build/bin/gomokud] [MANIFEST_DIR]
+                                                           (make test-deploy)
 
 Parses every YAML file in MANIFEST_DIR (default deploy/k8s) and
 docker/compose.yml, then checks what would otherwise only fail in a cluster:
@@ -13,7 +14,11 @@ limit, the memory limit covers the measured footprint, the pod runs as
 non-root on a read-only root filesystem, the Service, the PDB and the
 ServiceMonitor select the Deployment's pods, the HPA scales the Deployment,
 the ConfigMap only sets known keys and the alert rules only name metrics the
-server exports. Prints one line per failed check and exits 1, else a summary.
+server exports. With --bin, the server itself is started once with the
+pod's settings (the ConfigMap and env over the image's config file, on a
+free loopback port) and must start with them and drain cleanly on SIGTERM:
+settings that only clash with each other (max_batch over queue_length) show
+there. Prints one line per failed check and exits 1, else a summary.
 
 Debian's python3-yaml (scripts/deps.sh test); run with /usr/bin/python3,
 which sees Debian's packages whatever python3 is first on PATH.
@@ -21,7 +26,10 @@ which sees Debian's packages whatever python3 is first on PATH.
 import math
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 
 try:
     import yaml
@@ -148,8 +156,48 @@ def one(docs, kind):
     return found[0] if found else (None, {})
 
 
+def start_with(binary, env, workers):
+    """Starts the server with the pod's environment on a free loopback port;
+    returns the "listening" line, or None after recording the failure."""
+    penv = {k: v for k, v in os.environ.items() if not k.startswith("GOMOKUD_")}
+    penv.update(env)
+    penv["GOMOKUD_WORKERS"] = str(workers)
+    penv["GOMOKUD_CONFIG"] = os.path.join(REPO, "config/gomokud.conf")  # as in the image
+    proc = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1", "--port", "0"], env=penv,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line, said, deadline = None, [], time.monotonic() + 15
+    try:
+        while time.monotonic() < deadline:
+            out = proc.stderr.readline()
+            if not out:
+                break
+            said.append(out.strip())
+            if "msg=listening" in out:
+                line = out.strip()
+                break
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+        said += proc.stderr.read().strip().splitlines()
+        proc.stderr.close()
+    if check(line is not None, f"the server did not start with the pod's settings (exit {rc}): "
+             + " | ".join(said[-3:])):
+        check(rc == 0, f"the server exited {rc} on SIGTERM with the pod's settings")
+    return line
+
+
 def main():
-    mdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "deploy/k8s"))
+    args = sys.argv[1:]
+    binary = None
+    if len(args) >= 2 and args[0] == "--bin":
+        binary = args[1]
+        args = args[2:]
+    mdir = os.path.abspath(args[0] if args else os.path.join(REPO, "deploy/k8s"))
     routes = server_routes()
     defaults = config_defaults()
     cfile = config_file()
@@ -306,6 +354,17 @@ def main():
                     check(name in metrics or base in metrics,
                           f"{rw}: {r.get('alert')} uses {name}, which the server does not export")
 
+    started = ""
+    if binary:
+        pod_env = {k: v for k, v in env.items() if k.startswith("GOMOKUD_")}
+        line = start_with(binary, pod_env, workers)
+        if line:
+            got = dict(re.findall(r'(\w+)=(\S+)', line))
+            for key, want in (("workers", workers), ("tt_mib", tt), ("queue_length", setting("queue_length"))):
+                check(str(got.get(key)) == str(want),
+                      f"the server started with {key}={got.get(key)}, the manifests set {want}")
+            started = f"; the server starts with them ({', '.join(f'{k}={got.get(k)}' for k in ('workers', 'tt_mib', 'queue_length'))})"
+
     if failures:
         for f in failures:
             print(f"FAIL: {f}")
@@ -313,7 +372,8 @@ def main():
         return 1
     print(f"check_k8s: {len(files)} manifests, {len(docs)} documents, {checks} checks OK "
           f"(routes {', '.join(sorted(r for r in routes if not r.startswith('/v1')))}; port {default_port}; "
-          f"grace {grace} s > {sleep:g} + {drain_s:g} s; {workers} workers, memory {lim.get('memory')} >= {need} MiB)")
+          f"grace {grace} s > {sleep:g} + {drain_s:g} s; {workers} workers, memory {lim.get('memory')} >= {need} MiB)"
+          f"{started}")
     return 0
 
 
