@@ -151,7 +151,8 @@ rc=$(docker inspect -f '{{.State.ExitCode}}' "$CONTAINER")
 code=$(cat "$TMP/long.code")
 best=$(sed -n 's/.*"best_move":"\([a-z][0-9]*\)".*/\1/p' "$TMP/long")
 complete=$(sed -n 's/.*"complete":\([a-z]*\).*/\1/p' "$TMP/long")
-echo "docker-test: docker stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; exit code $rc; the running search answered $code, best_move ${best:-none}, complete ${complete:-?}"
+took=$(sed -n 's/.*"time_ms":\([0-9]*\).*/\1/p' "$TMP/long")
+echo "docker-test: docker stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; exit code $rc; the running search answered $code, best_move ${best:-none}, time_ms ${took:-?}, complete ${complete:-?}"
 [ "$rc" = 0 ] || bad "the container exited $rc after docker stop"
 [ "$code" = 200 ] && [ -n "$best" ] || bad "the search running at the stop was not answered (status '$code')"
 docker logs "$CONTAINER" 2>&1 | grep -q 'msg=stopped' || bad "no 'stopped' line in the container's log"
