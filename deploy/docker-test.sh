@@ -7,7 +7,13 @@
 #   deploy/docker-test.sh                 (make docker-test)
 #
 # The Docker engine: when none answers, dockerd is started here in the
-# background (its log in a temporary file) and stopped again at the end.
+# background (its log in a temporary file) and stopped again at the end,
+# leaving the host as it was: --iptables=false --ip-forward=false (no
+# firewall rules, no FORWARD policy, no sysctl changed), and its docker0
+# bridge is deleted afterwards when it was not there before. The build
+# therefore uses the host's network (--network host) to reach Debian's
+# mirror, which it does with any engine; the container's published port goes
+# through docker-proxy.
 # The base image: debian:12-slim when the engine has it, else the local
 # gomokud-base:bookworm, made by deploy/docker-base.sh (debootstrap) when
 # missing: there is no registry to pull from.
@@ -30,6 +36,7 @@ done
 
 TMP=$(mktemp -d)
 DOCKERD=
+HAD_DOCKER0=
 CONTAINER=
 CURL=
 cleanup() {
@@ -40,6 +47,9 @@ cleanup() {
         kill "$DOCKERD" 2>/dev/null || true
         for _ in $(seq 30); do kill -0 "$DOCKERD" 2>/dev/null || break; sleep 1; done
         kill -9 "$DOCKERD" 2>/dev/null || true
+        if [ -z "$HAD_DOCKER0" ] && ip link show docker0 >/dev/null 2>&1; then
+            ip link delete docker0 2>/dev/null || true
+        fi
     fi
     rm -rf "$TMP"
 }
@@ -53,7 +63,8 @@ bad() { echo "FAIL: $*"; FAIL=1; }
 if ! timeout 10 docker info >/dev/null 2>&1; then
     [ "$(id -u)" = 0 ] || { echo "docker-test: no Docker engine answers; start one (sudo dockerd &) and run again" >&2; exit 1; }
     echo "docker-test: no Docker engine answers: starting dockerd (log: $TMP/dockerd.log)"
-    dockerd >"$TMP/dockerd.log" 2>&1 &
+    HAD_DOCKER0=$(ip link show docker0 2>/dev/null || true)
+    dockerd --iptables=false --ip-forward=false --ip-masq=false >"$TMP/dockerd.log" 2>&1 &
     DOCKERD=$!
     for _ in $(seq 60); do
         timeout 5 docker info >/dev/null 2>&1 && break
@@ -79,9 +90,9 @@ fi
 echo "docker-test: base image $BASE"
 
 # ---- build ---------------------------------------------------------------------
-echo "docker-test: DOCKER_BUILDKIT=0 docker build --build-arg BASE_IMAGE=$BASE -f docker/Dockerfile -t $IMAGE ."
+echo "docker-test: DOCKER_BUILDKIT=0 docker build --network host --build-arg BASE_IMAGE=$BASE -f docker/Dockerfile -t $IMAGE ."
 t0=$(date +%s)
-if ! DOCKER_BUILDKIT=0 timeout "$BUILD_LIMIT" docker build --build-arg BASE_IMAGE="$BASE" \
+if ! DOCKER_BUILDKIT=0 timeout "$BUILD_LIMIT" docker build --network host --build-arg BASE_IMAGE="$BASE" \
     -f "$REPO/docker/Dockerfile" -t "$IMAGE" "$REPO" >"$TMP/build.log" 2>&1; then
     echo "docker-test: the build failed:" >&2
     tail -n 30 "$TMP/build.log" >&2
@@ -94,8 +105,12 @@ awk -v s="$SIZE" -v b="$BASE_SIZE" -v i="$IMAGE" -v base="$BASE" \
     'BEGIN { printf "docker-test: image %s %.1f MB (base %s %.1f MB, gomokud and its libraries %.1f MB)\n", i, s / 1e6, base, b / 1e6, (s - b) / 1e6 }'
 
 # ---- run -----------------------------------------------------------------------
+# (An engine started here without IP forwarding warns that the container's
+# outbound networking will not work: it needs none; the warning is kept in
+# run.err and shown only when the run fails.)
 CONTAINER=$(timeout 30 docker run -d --name "$NAME" -p 127.0.0.1::8080 --read-only --cap-drop ALL \
-    --security-opt no-new-privileges:true -e GOMOKUD_WORKERS=1 "$IMAGE")
+    --security-opt no-new-privileges:true -e GOMOKUD_WORKERS=1 "$IMAGE" 2>"$TMP/run.err") ||
+    { echo "docker-test: docker run failed:" >&2; cat "$TMP/run.err" >&2; exit 1; }
 PORT=$(timeout 10 docker port "$CONTAINER" 8080/tcp | sed -n 's/^127\.0\.0\.1:\([0-9]*\)$/\1/p' | head -n 1)
 [ -n "$PORT" ] || { echo "docker-test: the container's port is not published" >&2; docker logs "$CONTAINER" >&2; exit 1; }
 URL="http://127.0.0.1:$PORT"

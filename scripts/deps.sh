@@ -13,7 +13,7 @@ case "${1:-build}" in
     fuzz)      pkgs="clang libclang-rt-14-dev" ;;
     # make docker-test: the engine (dockerd) and client, debootstrap for a
     # base image made without a registry (deploy/docker-base.sh).
-    docker)    pkgs="docker.io debootstrap curl" ;;
+    docker)    pkgs="docker.io debootstrap curl iproute2" ;;
     # make scale-test: replicas behind nginx, loaded by wrk.
     scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
