@@ -41,7 +41,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Memory of a gomokud process, measured (VmHWM after searches on every
 # worker, README "Running in production"): about 10 MiB of tables and
 # buffers, plus per worker its transposition table and ~25 MiB of engine
-# state (threat cache, search stacks).
+# state (the threat search's 24 MiB proof-number table, engine/engine.c).
 BASE_MIB = 10
 PER_WORKER_MIB = 25
 
