@@ -109,7 +109,8 @@ awk -v s="$SIZE" -v b="$BASE_SIZE" -v i="$IMAGE" -v base="$BASE" \
 # outbound networking will not work: it needs none; the warning is kept in
 # run.err and shown only when the run fails.)
 CONTAINER=$(timeout 30 docker run -d --name "$NAME" -p 127.0.0.1::8080 --read-only --cap-drop ALL \
-    --security-opt no-new-privileges:true -e GOMOKUD_WORKERS=1 "$IMAGE" 2>"$TMP/run.err") ||
+    --security-opt no-new-privileges:true -e GOMOKUD_WORKERS=1 \
+    -e GOMOKUD_MAX_TIME_MS=60000 -e GOMOKUD_DRAIN_TIMEOUT_MS=60000 "$IMAGE" 2>"$TMP/run.err") ||
     { echo "docker-test: docker run failed:" >&2; cat "$TMP/run.err" >&2; exit 1; }
 PORT=$(timeout 10 docker port "$CONTAINER" 8080/tcp | sed -n 's/^127\.0\.0\.1:\([0-9]*\)$/\1/p' | head -n 1)
 [ -n "$PORT" ] || { echo "docker-test: the container's port is not published" >&2; docker logs "$CONTAINER" >&2; exit 1; }
@@ -145,10 +146,14 @@ done
 if [ "$health" = healthy ]; then echo "docker-test: HEALTHCHECK healthy"; else bad "HEALTHCHECK status '$health'"; fi
 
 # ---- drain on docker stop ------------------------------------------------------
-# A 3 s search, then `docker stop` while it runs: the answer must still come
-# (200, a best move), and the container must exit 0 within drain_timeout_ms.
-curl -s -o "$TMP/long" -w '%{http_code}' --max-time 40 -H 'Content-Type: application/json' \
-    -d '{"id":"drain","moves":["h8","h9","j10"],"limits":{"time_ms":3000}}' "$URL/v1/analyze" >"$TMP/long.code" &
+# A depth-11 search (1.1M nodes, about 2 s here), then `docker stop` while it
+# runs: the answer must still come, complete (the drain let it reach its
+# depth rather than cutting it), and the container must exit 0. A fixed depth
+# is the one limit that ends with "complete": true (a time or node limit
+# reports false), so the container gets time and drain caps of 60 s that a
+# slower machine cannot hit first.
+curl -s -o "$TMP/long" -w '%{http_code}' --max-time 90 -H 'Content-Type: application/json' \
+    -d '{"id":"drain","moves":["h8","h9","j10"],"limits":{"depth":11}}' "$URL/v1/analyze" >"$TMP/long.code" &
 CURL=$!
 busy=
 for _ in $(seq 50); do
@@ -158,7 +163,7 @@ for _ in $(seq 50); do
 done
 [ "${busy:-0}" != 0 ] || bad "the long search never showed in gomokud_workers_busy"
 t0=$(date +%s.%N)
-timeout 40 docker stop -t 20 "$CONTAINER" >/dev/null
+timeout 80 docker stop -t 70 "$CONTAINER" >/dev/null
 t1=$(date +%s.%N)
 wait "$CURL" || true
 CURL=
@@ -167,9 +172,11 @@ code=$(cat "$TMP/long.code")
 best=$(sed -n 's/.*"best_move":"\([a-z][0-9]*\)".*/\1/p' "$TMP/long")
 complete=$(sed -n 's/.*"complete":\([a-z]*\).*/\1/p' "$TMP/long")
 took=$(sed -n 's/.*"time_ms":\([0-9]*\).*/\1/p' "$TMP/long")
-echo "docker-test: docker stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; exit code $rc; the running search answered $code, best_move ${best:-none}, time_ms ${took:-?}, complete ${complete:-?}"
+depth=$(sed -n 's/.*"depth":\([0-9]*\).*/\1/p' "$TMP/long")
+echo "docker-test: docker stop took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; exit code $rc; the running search answered $code, best_move ${best:-none}, depth ${depth:-?}, time_ms ${took:-?}, complete ${complete:-?}"
 [ "$rc" = 0 ] || bad "the container exited $rc after docker stop"
 [ "$code" = 200 ] && [ -n "$best" ] || bad "the search running at the stop was not answered (status '$code')"
+[ "$complete" = true ] && [ "$depth" = 11 ] || bad "the drain cut the running search short (depth ${depth:-?}, complete ${complete:-?})"
 docker logs "$CONTAINER" 2>&1 | grep -q 'msg=stopped' || bad "no 'stopped' line in the container's log"
 docker logs "$CONTAINER" 2>&1 | grep -E 'msg=(draining|stopped|signal)' | sed 's/^/docker-test: log: /' || true
 
