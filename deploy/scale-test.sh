@@ -93,11 +93,8 @@ wait_ready() {
 stop_replica() {
     local i=$1 pid=${PIDS[$1]} rc=0
     kill -TERM "$pid"
-    ( sleep 20; kill -KILL "$pid" 2>/dev/null ) &
-    local guard=$!
+    timeout 20 tail --pid="$pid" -f /dev/null || { bad "replica $i still running 20 s after SIGTERM"; kill -KILL "$pid"; }
     wait "$pid" || rc=$?
-    kill "$guard" 2>/dev/null || true
-    wait "$guard" 2>/dev/null || true
     PIDS[i]=
     [ "$rc" = 0 ] || bad "replica $i exited $rc after SIGTERM"
 }

@@ -15,7 +15,7 @@ case "${1:-build}" in
     # base image made without a registry (deploy/docker-base.sh).
     docker)    pkgs="docker.io debootstrap curl iproute2" ;;
     # make scale-test: replicas behind nginx, loaded by wrk.
-    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl" ;;
+    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl procps" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 
