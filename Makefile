@@ -131,6 +131,7 @@ run: deps
 # Tests find the binaries through GOMOKUD_BIN_DIR.
 test:
 	@scripts/deps.sh test
+	$(MAKE) --no-print-directory test-deploy
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-asan
 
@@ -232,3 +233,30 @@ soak: deps
 	@scripts/deps.sh bench
 	$(MAKE) --no-print-directory $(GOMOKUD)
 	tools/loadtest.sh soak $(GOMOKUD)
+
+# ---- deployment (deploy/, README "Running in production") ---------------------
+# `make docker-test`: the image from docker/Dockerfile (classic builder), run:
+# /livez, one analysis, a drain on `docker stop`; starts dockerd when none
+# runs and makes the Debian base with debootstrap when it cannot be pulled.
+# `make scale-test`: 3 replicas behind nginx (deploy/nginx/) under wrk, one
+# SIGTERMed and restarted mid-load, then a rolling restart: no failed request.
+# Neither is part of `make test` (they need docker and nginx); the manifests'
+# check (test-deploy) is.
+.PHONY: docker-test scale-test test-deploy
+docker-test:
+	@scripts/deps.sh docker
+	deploy/docker-test.sh
+
+scale-test: deps
+	@scripts/deps.sh scale
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	deploy/scale-test.sh $(GOMOKUD)
+
+# The Kubernetes manifests against the server's routes, port, drain time,
+# sizing and labels, then the server started once with the pods' settings
+# (deploy/check_k8s.py; about a second). /usr/bin/python3: Debian's, which
+# sees python3-yaml whatever python3 is first on PATH.
+test-deploy:
+	@scripts/deps.sh test
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	/usr/bin/python3 deploy/check_k8s.py --bin $(GOMOKUD)

@@ -1,16 +1,21 @@
 #!/bin/sh
 # Makes sure the Debian packages a target needs are installed.
-# Usage: scripts/deps.sh build|test|run|bench
+# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|docker|scale
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
 
 case "${1:-build}" in
     build|run) pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev" ;;
-    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev python3 python3-jsonschema" ;;
+    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml" ;;
     bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev wrk" ;;
     clang)     pkgs="clang" ;;
     fuzz)      pkgs="clang libclang-rt-14-dev" ;;
+    # make docker-test: the engine (dockerd) and client, debootstrap for a
+    # base image made without a registry (deploy/docker-base.sh).
+    docker)    pkgs="docker.io debootstrap curl iproute2" ;;
+    # make scale-test: replicas behind nginx, loaded by wrk.
+    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl procps" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 
