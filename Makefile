@@ -40,7 +40,7 @@ UNIT = $(BUILD)/bin/unit-tests
 
 ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c)
 
-.PHONY: all deps build run test test-unit test-asan bench clean clang selfplay-data train
+.PHONY: all deps build run test test-unit test-asan bench clean clang selfplay-data train calibrate-levels
 
 all: deps
 	$(MAKE) --no-print-directory build
@@ -102,6 +102,15 @@ train: deps
 	$(MAKE) --no-print-directory $(TRAIN_EVAL)
 	$(TRAIN_EVAL) --out engine/eval_tables.c $(TRAIN_ARGS) $(SELFPLAY_DIR)/*.games
 	$(MAKE) --no-print-directory build
+
+# The play levels' Elo ladder (docs/levels.md; see tools/calibrate_levels.sh for
+# LEVEL_GAMES, LEVEL_TOP_MS). The binary and script are copied first, so that
+# rebuilding during the run changes nothing. About 20 minutes on one core.
+calibrate-levels: deps
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	@mkdir -p $(BUILD)/calibrate
+	cp $(GOMOKUD) tools/calibrate_levels.sh $(BUILD)/calibrate/
+	LEVEL_LOG=$(BUILD)/calibrate-levels.log sh $(BUILD)/calibrate/calibrate_levels.sh $(BUILD)/calibrate/gomokud
 
 run: deps
 	$(MAKE) --no-print-directory $(GOMOKUD)

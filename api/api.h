@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "engine/engine.h"
+#include "engine/level.h"
 
 #define API_ID_MAX 256
 #define API_FIELD_MAX 64
@@ -115,6 +116,40 @@ char *api_review_json(const ApiReview *r, const EngineResult *results);
 #define API_INACCURACY 10.0
 #define API_MISTAKE 20.0
 #define API_BLUNDER 30.0
+
+/* Play a move as a player of a level, POST /v1/move: the position members
+ * of an analyze request (id, rule, board_size, moves or stones and to_move)
+ * plus
+ *   "level": 1 .. 10 or a name ("beginner" .. "grandmaster"; default the
+ *            top level, full strength),
+ *   "seed":  a non-negative integer up to 2^53 - 1 (default 0).
+ * The level sets the search (engine/level.h): limits and multipv are
+ * refused (400 naming them), as are unknown members; a bad level is a 400
+ * naming "level", a bad seed "seed". An empty body is a 400 (a move on the
+ * empty board is asked for with {}). req's limits are the level's: its node
+ * and depth caps and lines, with the server's maximum as the time bound (and
+ * a lower max_nodes, max_depth or max_multipv winning); at full strength the
+ * server's defaults for a request without limits, one line. */
+#define API_SEED_MAX 9007199254740991.0 /* 2^53 - 1: every integer up to it is exact in JSON */
+
+typedef struct {
+    ApiRequest req;     /* the position and id; its limits and multipv are the level's */
+    const Level *level;
+    uint64_t seed;      /* the client's seed (default 0) */
+} ApiMove;
+
+bool api_parse_move(const char *body, size_t len, const ApiCaps *caps, ApiMove *out, ApiProblem *err);
+
+/* The answer to a move request from its search: the move chosen by
+ * level_choose (seeded with level_position_seed of the position and the
+ * client's seed), the candidates with their probabilities, from the mover's
+ * view. Malloc'd JSON, NULL when out of memory. */
+char *api_move_json(const ApiMove *m, const EngineResult *res);
+
+/* The level table as a JSON array (number, name, node and depth caps, lines,
+ * temperature, safe, measured Elo), for GET /v1/info. Malloc'd, NULL when
+ * out of memory. */
+char *api_levels_json(void);
 
 /* Engine limits for a parsed request (stop flag and callbacks left NULL). */
 Limits api_limits(const ApiRequest *req);

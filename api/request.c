@@ -618,6 +618,90 @@ done:
     return ok;
 }
 
+/* Takes member name out of obj for parsing on its own: NULL when absent; a
+ * second one is a 400 (*dup set). The caller deletes what it gets. */
+static cJSON *detach_member(cJSON *obj, const char *name, bool *dup, ApiProblem *err)
+{
+    *dup = false;
+    cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(obj, name);
+    if (v && cJSON_GetObjectItemCaseSensitive(obj, name)) {
+        *dup = true;
+        api_problem(err, 400, name, "member '%s' is given twice", name);
+    }
+    return v;
+}
+
+static bool parse_level(const cJSON *v, const Level **out, ApiProblem *err)
+{
+    double d;
+    *out = NULL;
+    if (!v) *out = level_get(LEVEL_MAX);
+    else if (as_integer(v, &d) && d >= LEVEL_MIN && d <= LEVEL_MAX) *out = level_get((int)d);
+    else if (cJSON_IsString(v)) *out = level_by_name(v->valuestring);
+    if (*out) return true;
+    char names[LEVEL_COUNT * 16] = "";
+    for (int n = LEVEL_MIN; n <= LEVEL_MAX; n++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", n > LEVEL_MIN ? ", " : "",
+                 level_get(n)->name);
+    return api_problem(err, 400, "level", "level must be an integer from %d to %d or a name: %s", LEVEL_MIN,
+                       LEVEL_MAX, names);
+}
+
+bool api_parse_move(const char *body, size_t len, const ApiCaps *caps, ApiMove *out, ApiProblem *err)
+{
+    bool empty, dup_level, dup_seed, ok = false;
+    if (!out) return api_problem(err, 500, "", "no move request to fill");
+    memset(out, 0, sizeof *out);
+    if (!body) len = 0;
+    cJSON *root = parse_json(body, len, &empty, err), *level = NULL, *seed = NULL;
+    if (!root) return empty ? api_problem(err, 400, "", "the body is empty: expected a position, {} for the empty board")
+                            : false;
+    if (!cJSON_IsObject(root)) {
+        api_problem(err, 400, "", "the request must be a JSON object, not %s", json_type_name(root));
+        goto done;
+    }
+    static const char *const refused[] = {"limits", "multipv"};
+    for (int i = 0; i < 2; i++)
+        if (cJSON_GetObjectItemCaseSensitive(root, refused[i])) {
+            api_problem(err, 400, refused[i], "the level sets the search of a move; %s is not one of its members",
+                        refused[i]);
+            goto done;
+        }
+    level = detach_member(root, "level", &dup_level, err);
+    if (dup_level) goto done;
+    seed = detach_member(root, "seed", &dup_seed, err);
+    if (dup_seed) goto done;
+    if (!parse_level(level, &out->level, err)) goto done;
+    double d = 0;
+    if (seed && (!as_integer(seed, &d) || d < 0 || d > API_SEED_MAX)) {
+        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
+        goto done;
+    }
+    out->seed = (uint64_t)d;
+    /* the position (and defaults for a request without limits) */
+    if (!parse_game(root, caps, &out->req, err, false, NULL, NULL)) goto done;
+    const Level *lv = out->level;
+    if (lv->nodes > 0) {
+        /* the node cap decides; the server's maxima bound the rest */
+        Limits base = {.time_ms = caps ? cap64(0, caps->max_time_ms) : 0,
+                       .depth = caps ? (int)cap64(0, caps->max_depth) : 0,
+                       .nodes = caps ? cap64(0, caps->max_nodes) : 0};
+        Limits l = level_limits(lv, base);
+        out->req.time_ms = l.time_ms;
+        out->req.depth = l.depth > ENGINE_MAX_DEPTH ? ENGINE_MAX_DEPTH : l.depth;
+        out->req.nodes = l.nodes;
+        out->req.multipv = l.multipv < max_multipv(caps) ? l.multipv : max_multipv(caps);
+    } else {
+        out->req.multipv = 1;
+    }
+    ok = true;
+done:
+    cJSON_Delete(level);
+    cJSON_Delete(seed);
+    cJSON_Delete(root);
+    return ok;
+}
+
 void api_review_free(ApiReview *r)
 {
     if (r) api_batch_free(&r->positions);

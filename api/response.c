@@ -333,3 +333,80 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
     }
     return print_and_free(o);
 }
+
+/* ---- play a move at a level ------------------------------------------------ */
+
+static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, int size)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = put(o, "move", move_value(line->move, size)) && put(o, "score", cJSON_CreateNumber(line->score)) &&
+              put(o, "winrate", rounded(c->winrate[i], 1000)) && put(o, "mate", mate_value(line->mate)) &&
+              put(o, "probability", rounded(c->probability[i], 1000));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+char *api_move_json(const ApiMove *m, const EngineResult *res)
+{
+    if (!m || !res || !m->level) return NULL;
+    const ApiRequest *req = &m->req;
+    int size = req->pos.size;
+    LevelChoice c;
+    int k = level_choose(res, m->level, level_position_seed(&req->pos, m->seed), &c);
+    const PvLine *chosen = k >= 0 ? &res->pvs[k] : NULL;
+    Color side = res->side_to_move == BLACK || res->side_to_move == WHITE ? res->side_to_move : req->to_move;
+    cJSON *o = cJSON_CreateObject(), *cands = cJSON_CreateArray();
+    bool ok = o && cands;
+    if (ok && req->has_id) ok = put(o, "id", cJSON_CreateString(req->id));
+    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(req->pos.rule))) &&
+         put(o, "board_size", cJSON_CreateNumber(size)) &&
+         put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
+         put(o, "move", move_value(chosen ? chosen->move : MOVE_NONE, size)) &&
+         put(o, "level", cJSON_CreateNumber(m->level->number)) &&
+         put(o, "level_name", cJSON_CreateString(m->level->name)) &&
+         put(o, "seed", cJSON_CreateNumber((double)m->seed)) &&
+         put(o, "score", chosen ? cJSON_CreateNumber(chosen->score) : cJSON_CreateNull()) &&
+         put(o, "winrate", chosen ? rounded(c.winrate[k], 1000) : cJSON_CreateNull()) &&
+         put(o, "mate", mate_value(chosen ? chosen->mate : 0)) &&
+         put(o, "best_move", move_value(res->best_move, size));
+    for (int i = 0; ok && i < c.n; i++) ok = push(cands, candidate_object(&res->pvs[i], &c, i, size));
+    if (ok) {
+        ok = put(o, "candidates", cands);
+        cands = NULL;
+    }
+    ok = ok && put(o, "depth", cJSON_CreateNumber(res->depth)) &&
+         put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
+         put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
+         put(o, "complete", cJSON_CreateBool(res->complete));
+    cJSON_Delete(cands);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return print_and_free(o);
+}
+
+char *api_levels_json(void)
+{
+    cJSON *arr = cJSON_CreateArray();
+    bool ok = arr != NULL;
+    for (int n = LEVEL_MIN; ok && n <= LEVEL_MAX; n++) {
+        const Level *lv = level_get(n);
+        cJSON *o = cJSON_CreateObject();
+        ok = put(o, "level", cJSON_CreateNumber(lv->number)) && put(o, "name", cJSON_CreateString(lv->name)) &&
+             put(o, "nodes", lv->nodes > 0 ? cJSON_CreateNumber((double)lv->nodes) : cJSON_CreateNull()) &&
+             put(o, "depth", lv->depth > 0 ? cJSON_CreateNumber(lv->depth) : cJSON_CreateNull()) &&
+             put(o, "multipv", cJSON_CreateNumber(lv->multipv)) &&
+             put(o, "temperature", cJSON_CreateNumber(lv->temperature)) &&
+             put(o, "safe", cJSON_CreateBool(lv->safe)) && put(o, "elo", cJSON_CreateNumber(lv->elo));
+        ok = ok ? push(arr, o) : (cJSON_Delete(o), false);
+    }
+    if (!ok) {
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    return print_and_free(arr);
+}

@@ -6,7 +6,8 @@
  * (AddressSanitizer catches any read past the end). It goes through:
  *   1. api_parse_analyze with the server's default caps (config/gomokud.conf)
  *      and again with the caps of `gomokud analyze`;
- *   2. api_parse_batch of the body itself, and of {"positions":[ body ]}.
+ *   2. api_parse_batch of the body itself, and of {"positions":[ body ]};
+ *   3. api_parse_move (POST /v1/move) with the server's caps.
  * Checked for each outcome:
  *   - a refusal is a 400, 413 (batch only) or 422 problem with a type, a
  *     title, a detail, all printable ASCII, and api_problem_json of it reads
@@ -24,7 +25,11 @@
  *     blanks are left out of that last comparison: cJSON skips them as white
  *     space between tokens, api/request.c does not at the end of the body);
  *   - api_batch_json of a batch has one entry per slot, a problem object
- *     exactly where a slot failed (or had no result).
+ *     exactly where a slot failed (or had no result);
+ *   - an accepted move request is an accepted request as above with a level,
+ *     a seed of at most API_SEED_MAX and no more lines than its level's, and
+ *     api_move_json of a made-up result names a candidate as its move and
+ *     gives probabilities that sum to 1.
  * Everything allocated is freed, so LeakSanitizer sees any leak.
  */
 #ifndef GOMOKUD_FUZZ_REQUEST_CHECK_H
@@ -314,6 +319,40 @@ static bool fuzz_batch(const char *body, size_t len, ApiBatch *b, ApiProblem *er
     return true;
 }
 
+/* The body as a move request. */
+static void fuzz_check_move(const char *body, size_t len)
+{
+    ApiMove *m = malloc(sizeof *m);
+    EngineResult *res = malloc(sizeof *res);
+    ApiProblem err;
+    FUZZ_CHECK(m && res, "out of memory");
+    memset(&err, 0, sizeof err);
+    if (!api_parse_move(body, len, &fuzz_server_caps, m, &err)) {
+        fuzz_check_problem(&err, false);
+    } else {
+        fuzz_check_request(&m->req, &fuzz_server_caps);
+        FUZZ_CHECK(m->level && level_get(m->level->number) == m->level, "a move request without a level");
+        FUZZ_CHECK((double)m->seed <= API_SEED_MAX, "a seed past API_SEED_MAX");
+        FUZZ_CHECK(m->req.multipv <= m->level->multipv, "more lines than the level's");
+        fuzz_fake_result(&m->req, res);
+        for (int k = 0; k < res->npv; k++) res->pvs[k].mate = 0; /* make every line a candidate */
+        char *text = api_move_json(m, res);
+        FUZZ_CHECK(text && fuzz_utf8_valid(text), "move JSON failed or is not UTF-8");
+        cJSON *o = cJSON_Parse(text);
+        FUZZ_CHECK(o, "move JSON does not parse");
+        const cJSON *cands = fuzz_member(o, "candidates");
+        FUZZ_CHECK(cJSON_IsArray(cands) && cJSON_GetArraySize(cands) == res->npv, "move JSON: one candidate per line");
+        double sum = 0;
+        for (const cJSON *c = cands->child; c; c = c->next) sum += cJSON_GetNumberValue(fuzz_member(c, "probability"));
+        FUZZ_CHECK(sum > 0.99 && sum < 1.01, "move JSON: probabilities do not sum to 1");
+        FUZZ_CHECK(fuzz_member_num(o, "level", m->level->number), "move JSON: the level");
+        cJSON_Delete(o);
+        free(text);
+    }
+    free(res);
+    free(m);
+}
+
 /* Checks one request body (see the top of this file). Returns the HTTP
  * status the body gets as a single analyze request with the server caps:
  * 200 when accepted, else the problem's status. */
@@ -370,6 +409,7 @@ static int fuzz_request_input(const uint8_t *data, size_t size)
         api_batch_free(&b);
     }
     free(wrapped);
+    fuzz_check_move(body, size);
     int status = ok_srv ? 200 : esrv.status;
     free(srv);
     free(cli);

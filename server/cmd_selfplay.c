@@ -8,6 +8,7 @@
  *   gomokud selfplay [--a FEATURES] [--b FEATURES] [--time-ms MS | --nodes N]
  *                    [--games N] [--rule R] [--threads N] [--max-moves N]
  *                    [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE]
+ *                    [--a-level N] [--b-level N]
  * FEATURES: "all" or a comma list of nopvs, nott, noordering, nothreats, nohorizon,
  *           nofutility, nomovecount, nolmr;
  * "plain" means nopvs,nott,noordering (plain alpha-beta with static order).
@@ -16,6 +17,12 @@
  * engines forget everything between games (engine_clear), so each game is a
  * function of its opening and colours alone: the same command replays the
  * same games, whatever --threads is.
+ *
+ * --a-level / --b-level N make a side play as the server's POST /v1/move
+ * does at level N (engine/level.h): the level's node cap and lines, its
+ * seeded choice among them (the seed is the game's number, mixed with the
+ * position), and engines that start every search afresh. The top level uses
+ * --time-ms. `make calibrate-levels` plays each level against the next.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,6 +36,7 @@
 
 #include "engine/board.h"
 #include "engine/engine.h"
+#include "engine/level.h"
 #include "engine/rules.h"
 #include "server/commands.h"
 #include "server/selfplay.h"
@@ -158,6 +166,8 @@ typedef struct {
     int64_t nodes; /* > 0: nodes per move, no clock */
     Rule rule;
     const char *fa, *fb;
+    const Level *level_a, *level_b; /* NULL: plain engine play (best move) */
+    char name_a[32], name_b[32];
     atomic_int next;  /* next game to start */
     atomic_bool stop; /* the SPRT has decided: no new pair starts */
     pthread_mutex_t lock; /* everything below, and the output */
@@ -248,17 +258,26 @@ static int play_game(Match *m, Engine *a, Engine *b, int g, int *stones)
     board_reset(&board, p.size, p.rule);
     for (int i = 0; i < p.nmoves; i++) board_play(&board, p.moves[i]);
     Limits limits = m->nodes > 0 ? (Limits){.nodes = m->nodes} : (Limits){.time_ms = m->time_ms};
+    /* a level's node cap replaces the time; the top level keeps the time */
+    Limits limits_a = m->level_a ? level_limits(m->level_a, limits) : limits;
+    Limits limits_b = m->level_b ? level_limits(m->level_b, limits) : limits;
+    if (m->level_a && m->level_a->nodes > 0) limits_a.time_ms = 0;
+    if (m->level_b && m->level_b->nodes > 0) limits_b.time_ms = 0;
     int outcome = 0;
     while (p.nmoves < m->max_moves && !board_full(&board)) {
         bool black = board.to_move == BLACK;
         Engine *e = black == a_black ? a : b;
+        const Level *lv = e == a ? m->level_a : m->level_b;
         EngineResult r;
-        if (engine_analyze(e, &p, &limits, &r, NULL) != POSITION_OK || r.best_move == MOVE_NONE ||
-            !rules_is_legal(&board, r.best_move))
+        if (engine_analyze(e, &p, e == a ? &limits_a : &limits_b, &r, NULL) != POSITION_OK ||
+            r.best_move == MOVE_NONE)
             break; /* cannot happen with a sound engine; scored as a draw */
-        bool five = board_makes_five(&board, r.best_move, board.to_move);
-        board_play(&board, r.best_move);
-        p.moves[p.nmoves++] = r.best_move;
+        Move mv = r.best_move;
+        if (lv) mv = r.pvs[level_choose(&r, lv, level_position_seed(&p, (uint64_t)g), NULL)].move;
+        if (!rules_is_legal(&board, mv)) break; /* as above */
+        bool five = board_makes_five(&board, mv, board.to_move);
+        board_play(&board, mv);
+        p.moves[p.nmoves++] = mv;
         if (five) {
             outcome = e == a ? 1 : -1;
             break;
@@ -300,9 +319,10 @@ static void record(Match *m, int g, int r, int stones)
 static void *worker(void *arg)
 {
     Match *m = arg;
-    /* persistent, as in a real game: each side keeps its table from move to move */
-    Engine *a = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_a, .persistent = true});
-    Engine *b = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_b, .persistent = true});
+    /* persistent, as in a real game: each side keeps its table from move to
+     * move; a level plays as the server does, every search afresh */
+    Engine *a = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_a, .persistent = !m->level_a});
+    Engine *b = engine_new(&(EngineOptions){.tt_mib = SELFPLAY_TT_MIB, .disable = m->disable_b, .persistent = !m->level_b});
     if (!a || !b) goto done;
     for (;;) {
         /* Games are taken in order; once the SPRT has stopped the match, the
@@ -370,7 +390,10 @@ static const char usage[] =
     "                    stronger than B, H1: E1 (E0 < E1); no new pair starts once decided\n"
     "                    (at the earliest after 5 pairs)\n"
     "  --alpha, --beta   its error rates (default 0.05 each)\n"
-    "  --log FILE        also append every game line and the summary to FILE, flushed\n";
+    "  --log FILE        also append every game line and the summary to FILE, flushed\n"
+    "  --a-level N       A plays as level N of POST /v1/move (1..10; the node cap replaces\n"
+    "                    --time-ms, which level 10 uses); --b-level N the same for B\n"
+    "  --list-levels     print the level table: number name nodes depth multipv temperature safe elo\n";
 
 int cmd_selfplay(int argc, char **argv)
 {
@@ -390,6 +413,14 @@ int cmd_selfplay(int argc, char **argv)
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--list-levels")) { /* for tools/calibrate_levels.sh */
+            for (int n = LEVEL_MIN; n <= LEVEL_MAX; n++) {
+                const Level *lv = level_get(n);
+                printf("%d %s %lld %d %d %g %s %d\n", lv->number, lv->name, (long long)lv->nodes, lv->depth,
+                       lv->multipv, lv->temperature, lv->safe ? "safe" : "-", lv->elo);
+            }
             return 0;
         }
         if (!val) goto bad;
@@ -412,10 +443,16 @@ int cmd_selfplay(int argc, char **argv)
         else if (!strcmp(a, "--beta") && parse_double(val, '\0', &m.beta, NULL) && m.beta > 0 && m.beta < 0.5)
             continue;
         else if (!strcmp(a, "--log")) log_path = val;
+        else if (!strcmp(a, "--a-level") && parse_long(val, LEVEL_MIN, LEVEL_MAX, &v)) m.level_a = level_get((int)v);
+        else if (!strcmp(a, "--b-level") && parse_long(val, LEVEL_MIN, LEVEL_MAX, &v)) m.level_b = level_get((int)v);
         else goto bad;
     }
     if (!parse_features(m.fa, &m.disable_a) || !parse_features(m.fb, &m.disable_b) || (time_given && m.nodes > 0))
         goto bad;
+    if ((m.level_a || m.level_b) && m.nodes > 0) goto bad; /* a level sets its own nodes */
+    /* a level is the server's engine: every feature on, whatever --a / --b say */
+    if (m.level_a) snprintf(m.name_a, sizeof m.name_a, "level %d", m.level_a->number), m.fa = m.name_a, m.disable_a = 0;
+    if (m.level_b) snprintf(m.name_b, sizeof m.name_b, "level %d", m.level_b->number), m.fb = m.name_b, m.disable_b = 0;
     selfplay_sprt_bounds(m.alpha, m.beta, &m.lower, &m.upper);
     if (log_path) {
         if (!(m.log = fopen(log_path, "a"))) {
@@ -471,8 +508,9 @@ int cmd_selfplay(int argc, char **argv)
     double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
     double se = sqrt(var / n);
     double elo = elo_of(s), lo = elo_of(s - 1.96 * se), hi = elo_of(s + 1.96 * se);
-    char per_move[48], sprt[192] = "";
-    if (m.nodes > 0) snprintf(per_move, sizeof per_move, "%lld nodes/move", (long long)m.nodes);
+    char per_move[64], sprt[192] = "";
+    if (m.level_a || m.level_b) snprintf(per_move, sizeof per_move, "levels, full strength at %d ms/move", m.time_ms);
+    else if (m.nodes > 0) snprintf(per_move, sizeof per_move, "%lld nodes/move", (long long)m.nodes);
     else snprintf(per_move, sizeof per_move, "%d ms/move", m.time_ms);
     if (m.sprt)
         snprintf(sprt, sizeof sprt, "; SPRT elo0=%g elo1=%g: LLR %.2f (%.2f, %.2f) %s, %d pairs %d-%d-%d-%d-%d",

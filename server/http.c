@@ -106,6 +106,8 @@ typedef struct {
     ApiReview rv;       /* review: the game; b owns its positions */
     int n;              /* positions (batch slots) */
     ApiRequest single;  /* !batch */
+    bool move;          /* POST /v1/move: single is mv.req */
+    ApiMove mv;
     ApiBatch b;         /* batch */
     bool failed;        /* !batch: the engine refused the position */
     Fault fault;        /* injected failure (tests only) */
@@ -288,6 +290,7 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/v1/analyze")) return ROUTE_ANALYZE;
     if (!strcmp(url, "/v1/analyze/batch")) return ROUTE_BATCH;
     if (!strcmp(url, "/v1/review")) return ROUTE_REVIEW;
+    if (!strcmp(url, "/v1/move")) return ROUTE_MOVE;
     if (!strcmp(url, "/v1/info")) return ROUTE_INFO;
     if (!strcmp(url, "/livez")) return ROUTE_LIVEZ;
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
@@ -302,6 +305,7 @@ static const char *route_allow(MetricsRoute route)
     case ROUTE_ANALYZE:
     case ROUTE_BATCH:
     case ROUTE_REVIEW:
+    case ROUTE_MOVE:
         return "POST";
     case ROUTE_OTHER:
         return NULL;
@@ -498,7 +502,8 @@ static Request *request_new(Server *s, struct MHD_Connection *conn, const char *
     r->route = route_of(url);
     r->get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     r->post = !strcmp(method, MHD_HTTP_METHOD_POST);
-    r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW);
+    r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW ||
+                                  r->route == ROUTE_MOVE);
     sanitize_path(method, r->method, sizeof r->method);
     sanitize_path(url, r->path, sizeof r->path);
     sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
@@ -988,6 +993,9 @@ static void job_finish(Server *s, Request *r)
         } else if (j->failed) {
             j->out = api_problem_json(&j->problem);
             j->out_status = j->problem.status;
+        } else if (j->move) {
+            j->out = j->fault == FAULT_RENDER ? NULL : api_move_json(&j->mv, &j->results[0]);
+            j->out_status = 200;
         } else {
             /* NULL (out of memory) is answered 500 by answer_job. */
             j->out = j->fault == FAULT_RENDER ? NULL : api_result_json(&j->single, &j->results[0]);
@@ -1126,10 +1134,19 @@ static enum MHD_Result analyze(Request *r)
     j->batch = r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW;
     j->review = r->route == ROUTE_REVIEW;
     j->fault = r->fault;
-    j->fmt = wanted_stream(r->conn);
+    j->move = r->route == ROUTE_MOVE;
+    j->fmt = j->move ? STREAM_NONE : wanted_stream(r->conn); /* a move is one answer, not a stream */
     const char *body = r->body ? r->body : "";
     int nrun = 0;
-    if (!j->batch) {
+    if (j->move) {
+        if (!api_parse_move(body, r->len, &s->caps, &j->mv, &p)) {
+            job_free(j);
+            metrics_reject(&s->metrics, reject_reason(p.status));
+            return reply_problem(r, &p, NULL, false);
+        }
+        j->single = j->mv.req; /* searched as a single analysis with the level's limits */
+        j->n = nrun = 1;
+    } else if (!j->batch) {
         if (!api_parse_analyze(body, r->len, &s->caps, &j->single, &p)) {
             job_free(j);
             metrics_reject(&s->metrics, reject_reason(p.status));
@@ -1283,6 +1300,7 @@ static enum MHD_Result dispatch(Request *r)
     case ROUTE_ANALYZE:
     case ROUTE_BATCH:
     case ROUTE_REVIEW:
+    case ROUTE_MOVE:
         if (!r->post) return method_not_allowed(r, "POST");
         return analyze(r);
     default:
@@ -1419,19 +1437,25 @@ static char *build_info(const Config *c, size_t *len)
                       "\"limits\":{\"default\":{\"time_ms\":%s,\"depth\":%s,\"nodes\":%s},"
                       "\"max\":{\"time_ms\":%lld,\"depth\":%d,\"nodes\":%lld,\"multipv\":%d}},"
                       "\"max_batch\":%d,\"max_review_moves\":%d,\"max_body_bytes\":%lld,\"workers\":%d,\"queue_length\":%d,"
-                      "\"tt_mib\":%d}\n";
-    char *out = NULL;
+                      "\"tt_mib\":%d,\"levels\":%s}\n";
+    char *out = NULL, *levels = api_levels_json(); /* POST /v1/move's levels with their measured Elo */
+    if (!levels) return NULL;
     for (int pass = 0; pass < 2; pass++) {
         int n = snprintf(out, out ? *len + 1 : 0, fmt, GOMOKUD_VERSION, BOARD_MIN_SIZE, BOARD_MAX_SIZE,
                          BOARD_DEFAULT_SIZE, dt, dd, dn, (long long)c->max_time_ms, c->max_depth,
                          (long long)c->max_nodes, c->max_multipv, c->max_batch, review_cap(c), (long long)c->max_body_bytes,
-                         c->workers, c->queue_length, c->tt_mib);
-        if (n < 0) return NULL;
+                         c->workers, c->queue_length, c->tt_mib, levels);
+        if (n < 0) {
+            free(out);
+            out = NULL;
+            break;
+        }
         if (!out) {
             *len = (size_t)n;
-            if (!(out = malloc(*len + 1))) return NULL;
+            if (!(out = malloc(*len + 1))) break;
         }
     }
+    free(levels);
     return out;
 }
 

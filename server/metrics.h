@@ -18,6 +18,7 @@ typedef enum {
     ROUTE_ANALYZE = 0, /* POST /v1/analyze */
     ROUTE_BATCH,       /* POST /v1/analyze/batch */
     ROUTE_REVIEW,      /* POST /v1/review */
+    ROUTE_MOVE,        /* POST /v1/move */
     ROUTE_INFO,        /* GET /v1/info */
     ROUTE_LIVEZ,
     ROUTE_READYZ,

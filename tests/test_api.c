@@ -802,3 +802,137 @@ Test(api, a_review_judges_each_move_by_the_win_rate_it_loses)
     free(text);
     api_review_free(&rv);
 }
+
+/* ---- play a move at a level ---- */
+
+static ApiMove mv;
+
+static bool parse_move(const char *json) { return api_parse_move(json, strlen(json), &caps, &mv, &prob); }
+
+static void move_refused(const char *json, int status, const char *field)
+{
+    memset(&prob, 0, sizeof prob);
+    cr_assert_not(parse_move(json), "accepted: %s", json);
+    assert_problem(json, status, field);
+}
+
+Test(api, a_move_request_takes_the_position_a_level_and_a_seed)
+{
+    cr_assert(parse_move("{\"id\":\"m1\",\"rule\":\"renju\",\"moves\":[\"h8\",\"h9\"],\"level\":3,\"seed\":77}"), "%s",
+              prob.detail);
+    cr_assert_str_eq(mv.req.id, "m1");
+    cr_assert_eq(mv.req.pos.rule, RULE_RENJU);
+    cr_assert_eq(mv.req.pos.nmoves, 2);
+    cr_assert_eq(mv.level, level_get(3));
+    cr_assert_eq(mv.seed, 77);
+    cr_assert_eq(mv.req.nodes, level_get(3)->nodes, "the level's node cap");
+    cr_assert_eq(mv.req.multipv, caps.max_multipv, "the level's lines, capped by max_multipv");
+    cr_assert_eq(mv.req.time_ms, caps.max_time_ms, "only the server's maximum bounds the time");
+    /* by name, and a diagram */
+    cr_assert(parse_move("{\"stones\":{\"black\":[\"h8\"],\"white\":[]},\"to_move\":\"white\",\"level\":\"master\"}"),
+              "%s", prob.detail);
+    cr_assert_eq(mv.level, level_get(9));
+    cr_assert_eq(mv.seed, 0, "seed defaults to 0");
+    /* the largest seed a JSON number holds exactly */
+    cr_assert(parse_move("{\"seed\":9007199254740991}"), "%s", prob.detail);
+    cr_assert_eq(mv.seed, 9007199254740991ull);
+}
+
+Test(api, a_move_request_without_a_level_plays_at_full_strength_with_the_default_limits)
+{
+    cr_assert(parse_move("{}"), "%s", prob.detail);
+    cr_assert_eq(mv.level, level_get(LEVEL_MAX));
+    cr_assert_eq(mv.req.pos.nmoves, 0, "{} is the empty board");
+    cr_assert_eq(mv.req.multipv, 1);
+    cr_assert_eq(mv.req.time_ms, caps.default_time_ms, "as an analysis without limits");
+    cr_assert_eq(mv.req.nodes, caps.max_nodes);
+}
+
+Test(api, a_bad_move_request_names_its_field)
+{
+    move_refused("{\"moves\":[\"h8\"],\"level\":0}", 400, "level");
+    move_refused("{\"moves\":[\"h8\"],\"level\":11}", 400, "level");
+    move_refused("{\"moves\":[\"h8\"],\"level\":2.5}", 400, "level");
+    move_refused("{\"moves\":[\"h8\"],\"level\":\"wizard\"}", 400, "level");
+    move_refused("{\"moves\":[\"h8\"],\"level\":null}", 400, "level");
+    move_refused("{\"level\":2,\"level\":3}", 400, "level");
+    move_refused("{\"moves\":[\"h8\"],\"seed\":-1}", 400, "seed");
+    move_refused("{\"moves\":[\"h8\"],\"seed\":\"7\"}", 400, "seed");
+    move_refused("{\"moves\":[\"h8\"],\"seed\":9007199254740992}", 400, "seed");
+    move_refused("{\"moves\":[\"h8\"],\"limits\":{\"nodes\":5}}", 400, "limits");
+    move_refused("{\"moves\":[\"h8\"],\"multipv\":2}", 400, "multipv");
+    move_refused("{\"moves\":[\"h8\"],\"levle\":2}", 400, "levle");
+    move_refused("{\"moves\":[\"h8\",\"h8\"],\"level\":2}", 422, "moves[1]");
+    move_refused("", 400, "");
+    move_refused("[1]", 400, "");
+    move_refused("{\"moves\":", 400, "");
+}
+
+Test(api, move_json_reports_the_chosen_line_its_level_and_the_candidates)
+{
+    cr_assert(parse_move("{\"id\":\"m2\",\"moves\":[\"h8\"],\"level\":1,\"seed\":5}"), "%s", prob.detail);
+    EngineResult r;
+    memset(&r, 0, sizeof r);
+    r.side_to_move = WHITE;
+    r.npv = 3;
+    const char *mvs[] = {"g9", "i9", "h10"};
+    Score sc[] = {40, 20, -30};
+    for (int i = 0; i < 3; i++) {
+        Move m = pt(mvs[i], 15);
+        r.pvs[i] = (PvLine){.move = m, .score = sc[i], .pv_len = 1, .pv = {m}};
+    }
+    r.best_move = r.pvs[0].move;
+    r.score = 40;
+    r.depth = 2;
+    r.nodes = 1234;
+    r.time_ms = 5;
+    LevelChoice c;
+    int k = level_choose(&r, mv.level, level_position_seed(&mv.req.pos, mv.seed), &c);
+    char *text = api_move_json(&mv, &r);
+    cJSON *j = json_read(text);
+    cr_assert_str_eq(member(j, "id")->valuestring, "m2");
+    cr_assert_str_eq(member(j, "side_to_move")->valuestring, "white");
+    cr_assert_str_eq(member(j, "move")->valuestring, mvs[k], "the level's choice");
+    cr_assert_str_eq(member(j, "best_move")->valuestring, "g9");
+    cr_assert_eq(member(j, "level")->valuedouble, 1);
+    cr_assert_str_eq(member(j, "level_name")->valuestring, level_get(1)->name);
+    cr_assert_eq(member(j, "seed")->valuedouble, 5);
+    cr_assert_eq(member(j, "score")->valuedouble, sc[k]);
+    cr_assert(fabs(member(j, "winrate")->valuedouble - engine_winrate(sc[k], 0)) < 0.0006);
+    cr_assert(cJSON_IsNull(member(j, "mate")));
+    const cJSON *cands = member(j, "candidates");
+    cr_assert_eq(cJSON_GetArraySize(cands), 3);
+    double sum = 0;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *o = cJSON_GetArrayItem(cands, i);
+        cr_assert_str_eq(member(o, "move")->valuestring, mvs[i]);
+        cr_assert_eq(member(o, "score")->valuedouble, sc[i]);
+        member(o, "winrate");
+        member(o, "mate");
+        sum += member(o, "probability")->valuedouble;
+    }
+    cr_assert(fabs(sum - 1) < 0.002, "probabilities sum to 1: %g", sum);
+    cr_assert_eq(member(j, "nodes")->valuedouble, 1234);
+    cr_assert_eq(member(j, "time_ms")->valuedouble, 5);
+    cr_assert_eq(member(j, "depth")->valuedouble, 2);
+    cJSON_Delete(j);
+    free(text);
+}
+
+Test(api, levels_json_lists_every_level_with_its_elo)
+{
+    char *text = api_levels_json();
+    cJSON *j = json_read(text);
+    cr_assert_eq(cJSON_GetArraySize(j), LEVEL_COUNT);
+    for (int n = LEVEL_MIN; n <= LEVEL_MAX; n++) {
+        const cJSON *o = cJSON_GetArrayItem(j, n - 1);
+        const Level *lv = level_get(n);
+        cr_assert_eq(member(o, "level")->valuedouble, n);
+        cr_assert_str_eq(member(o, "name")->valuestring, lv->name);
+        cr_assert_eq(member(o, "elo")->valuedouble, lv->elo);
+        if (lv->nodes) cr_assert_eq(member(o, "nodes")->valuedouble, (double)lv->nodes);
+        else cr_assert(cJSON_IsNull(member(o, "nodes")), "full strength has no node cap");
+    }
+    cJSON_Delete(j);
+    free(text);
+}

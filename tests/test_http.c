@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/level.h"
 #include "server/config.h"
 #include "server/http.h"
 
@@ -578,6 +579,152 @@ Test(http, a_chunked_body_over_the_cap_is_413_too, .timeout = 30)
 }
 
 /* ---- batch ------------------------------------------------------------ */
+
+/* ---- play a move at a level ------------------------------------------ */
+
+/* The "move" of a POST /v1/move answer (200 asserted), into buf. */
+static const char *move_of(const char *body, char *buf, size_t n)
+{
+    Resp r = request("POST", "/v1/move", body, NULL);
+    cr_assert_eq(r.status, 200, "%s: %ld %s", body, r.status, r.body);
+    cJSON *j = cJSON_Parse(r.body);
+    cr_assert_not_null(j, "%s", r.body);
+    const cJSON *m = cJSON_GetObjectItem(j, "move");
+    cr_assert(cJSON_IsString(m), "%s", r.body);
+    snprintf(buf, n, "%s", m->valuestring);
+    cJSON_Delete(j);
+    resp_free(&r);
+    return buf;
+}
+
+Test(http, move_plays_as_a_level_and_reports_its_choice, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/move", "{\"id\":\"bot-1\",\"moves\":[\"h8\",\"h9\"],\"level\":\"novice\",\"seed\":3}",
+                     NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "application/json");
+    cJSON *j = cJSON_Parse(r.body);
+    cr_assert_not_null(j, "%s", r.body);
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "id")->valuestring, "bot-1");
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "side_to_move")->valuestring, "black");
+    cr_assert_eq(cJSON_GetObjectItem(j, "level")->valuedouble, 2);
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "level_name")->valuestring, "novice");
+    cr_assert_eq(cJSON_GetObjectItem(j, "seed")->valuedouble, 3);
+    const char *move = cJSON_GetObjectItem(j, "move")->valuestring;
+    const cJSON *cands = cJSON_GetObjectItem(j, "candidates");
+    cr_assert_eq(cJSON_GetArraySize(cands), level_get(2)->multipv, "%s", r.body);
+    bool found = false;
+    double sum = 0;
+    for (const cJSON *c = cands->child; c; c = c->next) {
+        sum += cJSON_GetObjectItem(c, "probability")->valuedouble;
+        if (strcmp(cJSON_GetObjectItem(c, "move")->valuestring, move)) continue;
+        found = true;
+        cr_assert_eq(cJSON_GetObjectItem(c, "score")->valuedouble, cJSON_GetObjectItem(j, "score")->valuedouble);
+        cr_assert_eq(cJSON_GetObjectItem(c, "winrate")->valuedouble, cJSON_GetObjectItem(j, "winrate")->valuedouble);
+        cr_assert_gt(cJSON_GetObjectItem(c, "probability")->valuedouble, 0);
+    }
+    cr_assert(found, "the move is one of the candidates: %s", r.body);
+    cr_assert(sum > 0.99 && sum < 1.01, "%s", r.body);
+    double nodes = cJSON_GetObjectItem(j, "nodes")->valuedouble;
+    cr_assert(nodes > 0 && nodes < 4 * level_get(2)->nodes, "the level's node cap: %s", r.body);
+    cr_assert_not_null(cJSON_GetObjectItem(j, "time_ms"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/move\",status=\"200\"}"), 1);
+    r = request("GET", "/v1/move", NULL, NULL);
+    cr_assert_eq(r.status, 405);
+    cr_assert_str_eq(header_of(&r, "Allow"), "POST");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, move_with_the_same_seed_plays_the_same_move_and_other_seeds_vary, .timeout = 60)
+{
+    start_default();
+    const char *pos = "\"moves\":[\"h8\",\"i9\",\"h9\",\"h10\",\"g8\"]";
+    char body[256], first[8], again[8], other[8];
+    snprintf(body, sizeof body, "{%s,\"level\":1,\"seed\":11}", pos);
+    move_of(body, first, sizeof first);
+    /* a different search in between on the same workers */
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i9\",\"h9\"],\"limits\":{\"nodes\":3000}}", NULL);
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    move_of(body, again, sizeof again);
+    cr_assert_str_eq(first, again, "same position, level and seed");
+    /* the choice is really random: some seed plays another move */
+    bool varied = false;
+    for (int seed = 0; seed < 12 && !varied; seed++) {
+        snprintf(body, sizeof body, "{%s,\"level\":1,\"seed\":%d}", pos, 100 + seed);
+        varied = strcmp(move_of(body, other, sizeof other), first) != 0;
+    }
+    cr_assert(varied, "twelve seeds at level 1 all played %s", first);
+    stop();
+}
+
+Test(http, move_at_full_strength_completes_the_only_five, .timeout = 30)
+{
+    start_default();
+    /* black h8 i8 j8 k8, white blocks g8: l8 is the only five */
+    const char *moves = "\"moves\":[\"h8\",\"g8\",\"i8\",\"a1\",\"j8\",\"a3\",\"k8\",\"a5\"]";
+    char body[256], move[8];
+    snprintf(body, sizeof body, "{%s,\"level\":10}", moves);
+    cr_assert_str_eq(move_of(body, move, sizeof move), "l8");
+    snprintf(body, sizeof body, "{%s}", moves); /* the default level is the top */
+    cr_assert_str_eq(move_of(body, move, sizeof move), "l8");
+    snprintf(body, sizeof body, "{%s,\"limits\":{\"depth\":4}}", moves);
+    Resp r = request("POST", "/v1/analyze", body, NULL);
+    cr_assert(strstr(r.body, "\"best_move\":\"l8\""), "the engine's best move: %s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_bad_move_request_is_a_problem_naming_the_field, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":42}", NULL);
+    assert_problem(&r, 400, "level");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":\"wizard\"}", NULL);
+    assert_problem(&r, 400, "level");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"limits\":{\"time_ms\":5}}", NULL);
+    assert_problem(&r, 400, "limits");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"colour\":\"white\"}", NULL);
+    assert_problem(&r, 400, "colour");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "{\"moves\":[\"h8\",\"h8\"]}", NULL);
+    assert_problem(&r, 422, "moves[1]");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "", NULL);
+    assert_problem(&r, 400, "");
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_rejections_total{reason=\"bad_request\"}"), 5);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/move\",status=\"400\"}"), 5);
+    stop();
+}
+
+Test(http, info_lists_the_levels_with_their_elo, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cJSON *j = cJSON_Parse(r.body);
+    cr_assert_not_null(j, "%s", r.body);
+    const cJSON *levels = cJSON_GetObjectItem(j, "levels");
+    cr_assert_eq(cJSON_GetArraySize(levels), LEVEL_COUNT, "%s", r.body);
+    for (int n = LEVEL_MIN; n <= LEVEL_MAX; n++) {
+        const cJSON *o = cJSON_GetArrayItem(levels, n - 1);
+        cr_assert_eq(cJSON_GetObjectItem(o, "level")->valuedouble, n);
+        cr_assert_str_eq(cJSON_GetObjectItem(o, "name")->valuestring, level_get(n)->name);
+        cr_assert_eq(cJSON_GetObjectItem(o, "elo")->valuedouble, level_get(n)->elo);
+        cr_assert_not_null(cJSON_GetObjectItem(o, "nodes"));
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop();
+}
 
 Test(http, a_batch_is_answered_in_order_with_a_bad_position_in_its_slot, .timeout = 30)
 {
