@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes sure the Debian packages a target needs are installed.
-# Usage: scripts/deps.sh build|test|run|bench
+# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|web
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
@@ -11,6 +11,7 @@ case "${1:-build}" in
     bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev wrk" ;;
     clang)     pkgs="clang" ;;
     fuzz)      pkgs="clang libclang-rt-14-dev" ;;
+    web)       pkgs="chromium fonts-dejavu-core" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 
