@@ -849,6 +849,7 @@
 
     /* Reads /v1/info (levels, sizes, limits), then shows the position of the URL. */
     async function start() {
+        let failure = null;
         try {
             state.info = await apiGet('/v1/info');
             const bs = state.info.board_size || {};
@@ -858,7 +859,7 @@
             const max = state.info.limits && state.info.limits.max;
             if (max && max.time_ms) state.maxTime = max.time_ms;
         } catch (e) {
-            showError(e);
+            failure = e;
         }
         const saved = parseInt(localStorage.getItem('gomokud.level') || '', 10);
         if (saved) state.level = saved;
@@ -867,6 +868,7 @@
         syncControls();
         drawGrid();
         setMode(state.mode);
+        if (failure) showError(failure); /* after setMode's "black to move" */
     }
 
     bind();

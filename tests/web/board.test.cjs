@@ -3,7 +3,8 @@
  *
  *   node tests/web/board.test.cjs BASE_URL OUT_DIR
  *
- * Plays a move and waits for the engine's answer, undoes and redoes, turns
+ * With WEB_API_KEY (the server then has api_keys set) it first checks that
+ * the page asks for the key and goes on with it. Plays a move and waits for the engine's answer, undoes and redoes, turns
  * on the live analysis and waits for a PV and a win rate while the stream
  * still runs, switches to renju and finds a forbidden point, reviews a game
  * and jumps through its graph, checks the layout at phone size, and fails
@@ -20,6 +21,7 @@ const outDir = process.argv[3] || 'build';
 const tools = process.env.WEB_TOOLS_DIR || path.join(__dirname, '..', '..', 'build', 'web-tools');
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const STEP_MS = 20000; /* bound on any one wait */
+const apiKey = process.env.WEB_API_KEY || ''; /* the server's api_keys, when it has one */
 
 const { chromium } = require(path.join(path.resolve(tools), 'node_modules', 'playwright-core'));
 
@@ -81,6 +83,26 @@ async function main() {
 
         const stones = (sel) => page.locator(`#board .stone${sel || ''}`).count();
         const hash = () => page.evaluate(() => decodeURIComponent(location.hash));
+
+        if (apiKey) {
+            await step('with api_keys the page loads without a key, asks for one and uses it', async () => {
+                const before = problems.length;
+                const resp = await page.goto(base, { waitUntil: 'load' });
+                if (!resp.ok()) return `GET / answered ${resp.status()}`;
+                await page.waitForSelector('#key-form:not([hidden])');
+                const status = await page.textContent('#status');
+                if (!/API key/.test(status)) return `status: ${status}`;
+                /* The one expected error: /v1/info's 401 (and chromium's console line for it). */
+                const seen = problems.splice(before);
+                const other = seen.filter((p) => !/401/.test(p));
+                if (other.length || !seen.some((p) => p.startsWith('HTTP 401 for GET') && p.endsWith('/v1/info')))
+                    return `unexpected: ${seen.join('; ')}`;
+                await page.fill('#key-input', apiKey);
+                await page.click('#key-form button[type="submit"]');
+                await page.waitForSelector('#level option:has-text("grandmaster")', { state: 'attached' });
+                return (await page.isHidden('#key-form')) ? true : 'the key form stays';
+            });
+        }
 
         await step('the page loads with an empty 15x15 board and the levels from /v1/info', async () => {
             const resp = await page.goto(base, { waitUntil: 'load' });

@@ -8,7 +8,7 @@
 # playwright-core, which this script installs with `npm ci` from
 # tests/web/package-lock.json into WEB_TOOLS_DIR (build/web-tools; never
 # committed) when it is missing or another version. Then it starts gomokud on
-# a free loopback port, runs tests/web/board.test.cjs against it (bounded by
+# a free loopback port with an API key (the page must ask for it), runs tests/web/board.test.cjs against it (bounded by
 # WEB_TEST_TIMEOUT_S, 150 s), stops the server with SIGTERM and checks it
 # exits 0. Screenshots: build/web-board.png and build/web-phone.png.
 set -eu
@@ -62,7 +62,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$BIN" serve --bind 127.0.0.1 --port 0 --workers 2 --tt-mib 8 --max-time-ms 10000 2>"$TMP/server.log" &
+# With an API key, as a protected deployment runs: the page must ask for it.
+KEY="web-test-$$"
+"$BIN" serve --bind 127.0.0.1 --port 0 --workers 2 --tt-mib 8 --max-time-ms 10000 --api-keys "$KEY" \
+    2>"$TMP/server.log" &
 PID=$!
 PORT=
 i=0
@@ -81,7 +84,7 @@ fi
 say "gomokud on port $PORT; chromium: $("$CHROMIUM" --version 2>/dev/null | head -n 1)"
 
 rc=0
-WEB_TOOLS_DIR="$TOOLS" CHROMIUM="$CHROMIUM" timeout -k 5 "$LIMIT" node "$HERE/board.test.cjs" \
+WEB_API_KEY="$KEY" WEB_TOOLS_DIR="$TOOLS" CHROMIUM="$CHROMIUM" timeout -k 5 "$LIMIT" node "$HERE/board.test.cjs" \
     "http://127.0.0.1:$PORT/" "$OUT" || rc=$?
 [ $rc = 124 ] && say "timed out after $LIMIT s"
 
