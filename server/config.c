@@ -64,8 +64,8 @@ static const KeyDef KEYS[] = {
     INT_KEY("request_timeout_s", request_timeout_s, "10", 0, 86400,
             "a request's headers and body must arrive within this many seconds, else the connection is closed; "
             "0 = no cap"),
-    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez and /readyz needs "
-                      "'Authorization: Bearer KEY'; empty = no authentication"},
+    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez, /readyz and the board page's "
+                      "files needs 'Authorization: Bearer KEY'; empty = no authentication"},
      K_KEYS, offsetof(Config, api_keys), 0, 0},
     {{"cors_origins", "", "browser origins allowed to call the API: '*' or comma-separated exact origins "
                           "(https://app.example); empty = no CORS headers"},
