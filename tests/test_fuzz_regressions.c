@@ -103,7 +103,7 @@ Test(fuzz_regressions, request_harness_tells_outcomes_apart)
     cr_assert_eq(request_text("{\"moves\": [\"h8\", \"h8\"]}"), 422);
     cr_assert_eq(request_text("{\"moves\": "), 400);
     cr_assert_eq(request_text("{\"multipv\": 12}"), 400, "the server caps allow 8 lines");
-    cr_assert_eq(request_text(""), 200, "an empty body is the empty board");
+    cr_assert_eq(request_text(""), 400, "an empty body is refused: {} asks for the empty board");
 }
 
 /* ---- move --------------------------------------------------------------- */
