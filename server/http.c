@@ -1286,7 +1286,11 @@ static enum MHD_Result serve_static(Request *r, const char *url)
         api_problem(&p, 404, "", "no resource at %s; the board page is at /", r->path);
         return reply_problem(r, &p, NULL, false);
     }
-    if (status != 200) return reply_owned(r, 500, CT_PROBLEM, NULL);
+    if (status != 200) {
+        api_problem(&p, 500, "", "cannot read %s from web_root (a read error, or over %d MiB)", r->path,
+                    WEB_FILE_MAX >> 20);
+        return reply_problem(r, &p, NULL, false);
+    }
     bool owned = s->cfg.web_root[0] != 0;
     bool fresh = web_etag_matches(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "If-None-Match"), etag);
     if (fresh && owned) free(body);
