@@ -39,8 +39,14 @@ BENCH_CORE = $(BUILD)/bin/bench-core
 TRAIN_EVAL = $(BUILD)/bin/train-eval
 GEN_DATA = $(BUILD)/bin/gen-data
 UNIT = $(BUILD)/bin/unit-tests
+EMBED_FILES = $(BUILD)/bin/embed-files
 
-ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c)
+# The board page (web/) is compiled into the server: tools/embed_files.c
+# writes its files as C arrays into $(BUILD)/gen/web_assets.c.
+WEB_FILES := $(sort $(wildcard web/*.html web/*.js web/*.css web/*.svg web/*.png web/*.ico))
+WEB_ASSETS_OBJ = $(BUILD)/gen/web_assets.o
+
+ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c tools/embed_files.c) $(WEB_ASSETS_OBJ)
 
 .PHONY: all deps build run test test-unit test-asan bench clean clang selfplay-data train calibrate-levels
 
@@ -64,7 +70,7 @@ $(API_LIB): $(call objs,$(API_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SERVER_LIB): $(call objs,$(SERVER_SRC)) $(OPENAPI_OBJ)
+$(SERVER_LIB): $(call objs,$(SERVER_SRC)) $(OPENAPI_OBJ) $(WEB_ASSETS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -92,6 +98,25 @@ $(TRAIN_EVAL): $(BUILD)/tools/train_eval.o $(ENGINE_LIB)
 $(GEN_DATA): $(BUILD)/tools/gen_data.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(EMBED_FILES): $(BUILD)/tools/embed_files.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@
+
+$(BUILD)/gen/web_assets.c: $(EMBED_FILES) $(WEB_FILES) $(BUILD)/gen/web_files.list
+	@mkdir -p $(dir $@)
+	$(EMBED_FILES) $@ $(WEB_FILES)
+
+# Rewritten only when the set of files changes, so a removed file is noticed.
+$(BUILD)/gen/web_files.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(WEB_FILES)' | cmp -s - $@ || echo '$(WEB_FILES)' > $@
+
+.PHONY: FORCE
+FORCE:
+
+$(WEB_ASSETS_OBJ): $(BUILD)/gen/web_assets.c
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
@@ -160,6 +185,14 @@ bench-server: deps
 	@scripts/deps.sh bench
 	$(MAKE) --no-print-directory $(GOMOKUD)
 	tools/bench_server.sh $(GOMOKUD)
+
+# The board page in headless chromium (tests/web/run.sh): installs chromium
+# (Debian) and playwright-core (npm, into $(BUILD)/web-tools) when missing.
+.PHONY: test-web
+test-web: deps
+	@scripts/deps.sh web
+	$(MAKE) --no-print-directory $(GOMOKUD)
+	WEB_TOOLS_DIR=$(BUILD)/web-tools WEB_OUT_DIR=$(BUILD) tests/web/run.sh $(GOMOKUD)
 
 # Warnings-as-errors build with clang as well.
 clang:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes sure the Debian packages a target needs are installed.
-# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|docker|scale
+# Usage: scripts/deps.sh build|test|run|bench|clang|fuzz|docker|scale|web
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -eu
@@ -16,6 +16,7 @@ case "${1:-build}" in
     docker)    pkgs="docker.io debootstrap curl iproute2" ;;
     # make scale-test: replicas behind nginx, loaded by wrk.
     scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl procps" ;;
+    web)       pkgs="chromium fonts-dejavu-core" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 

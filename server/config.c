@@ -9,13 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
 
 extern char **environ;
 
-typedef enum { K_INT, K_I64, K_BIND, K_LOG, K_KEYS, K_ORIGINS } KeyType;
+typedef enum { K_INT, K_I64, K_BIND, K_LOG, K_KEYS, K_ORIGINS, K_PATH } KeyType;
 
 typedef struct {
     ConfigKeyInfo info;
@@ -63,9 +64,8 @@ static const KeyDef KEYS[] = {
     INT_KEY("request_timeout_s", request_timeout_s, "10", 0, 86400,
             "a request's headers and body must arrive within this many seconds, else the connection is closed; "
             "0 = no cap"),
-    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez, /readyz and "
-                      "/v1/openapi.json needs "
-                      "'Authorization: Bearer KEY'; empty = no authentication"},
+    {{"api_keys", "", "comma-separated bearer keys; when set every route but /livez, /readyz, /v1/openapi.json "
+                      "and the board page's files needs 'Authorization: Bearer KEY'; empty = no authentication"},
      K_KEYS, offsetof(Config, api_keys), 0, 0},
     {{"cors_origins", "", "browser origins allowed to call the API: '*' or comma-separated exact origins "
                           "(https://app.example); empty = no CORS headers"},
@@ -76,6 +76,9 @@ static const KeyDef KEYS[] = {
             "requests a client may make at once before rate_limit paces it (the token bucket's size)"),
     INT_KEY("result_cache", result_cache, "256", 0, 4096,
             "answers of identical analyses kept and served again (header 'Cache: hit'); 0 = off"),
+    {{"web_root", "", "directory whose files are served at / instead of the board page built into the binary "
+                      "(for developing the page); empty = the built-in page"},
+     K_PATH, offsetof(Config, web_root), 0, 0},
     INT_KEY("fault_injection", fault_injection, "0", 0, 1,
             "for tests only: 1 makes the X-Gomokud-Fault request header fail searches on purpose; keep 0"),
     {{"log_level", "info", "error | warn | info (one access line per request) | debug"},
@@ -155,6 +158,12 @@ bool config_set(Config *c, const char *key, const char *value, const char *origi
                         "%s: %s must be '*' or a comma-separated list of origins such as https://app.example or "
                         "http://localhost:3000 (scheme, host, optional port; no path), at most %d characters",
                         origin, key, CONFIG_ORIGINS_MAX - 1);
+        memcpy(field, value, strlen(value) + 1);
+        return true;
+    case K_PATH:
+        if (strlen(value) >= CONFIG_PATH_MAX)
+            return server_fail(err, errlen, "%s: %s must be a path of at most %d characters", origin, key,
+                               CONFIG_PATH_MAX - 1);
         memcpy(field, value, strlen(value) + 1);
         return true;
     case K_INT:
@@ -363,6 +372,11 @@ bool config_finish(Config *c, char *err, size_t errlen)
     if (c->default_nodes > c->max_nodes)
         return server_fail(err, errlen, "default_nodes (%lld) must not exceed max_nodes (%lld)",
                     (long long)c->default_nodes, (long long)c->max_nodes);
+    if (c->web_root[0]) {
+        struct stat st;
+        if (stat(c->web_root, &st) || !S_ISDIR(st.st_mode))
+            return server_fail(err, errlen, "web_root must be a directory, not '%s'", c->web_root);
+    }
     if (c->max_batch > c->queue_length)
         return server_fail(err, errlen, "max_batch (%d) must not exceed queue_length (%d): a batch is queued whole",
                     c->max_batch, c->queue_length);

@@ -26,6 +26,7 @@
 #include "server/openapi.h"
 #include "server/pool.h"
 #include "server/ratelimit.h"
+#include "server/web.h"
 
 /* <poll.h> defines POLLRDHUP (peer shut down its side) only for _GNU_SOURCE. */
 #if !defined(POLLRDHUP) && defined(__linux__)
@@ -156,6 +157,7 @@ struct Request {
     bool rated;                /* rate limited route: send the RateLimit headers */
     RateDecision rate;
     int cache;                 /* Cache header: 0 none, 1 miss, 2 hit */
+    const char *cache_control; /* Cache-Control to send; NULL = no-store */
     Request *wprev, *wnext;    /* watch list links */
 };
 
@@ -297,6 +299,7 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/v1/openapi.json")) return ROUTE_OPENAPI;
+    if (web_path_ok(url)) return ROUTE_STATIC;
     return ROUTE_OTHER;
 }
 
@@ -380,12 +383,15 @@ static bool key_equal(const char *given, size_t glen, const char *key, size_t kl
     return diff == 0;
 }
 
-/* True when auth is off, the route is a health check or the (public) API
- * document, or the request bears one of the keys. Every key is compared,
- * whichever matches. */
+/* True when auth is off, the route is a health check, the (public) API
+ * document or the board page (public files; the page asks its user for a
+ * key for the API), or the request bears one of the keys. Every key is
+ * compared, whichever matches. */
 static bool authorized(Server *s, struct MHD_Connection *conn, MetricsRoute route)
 {
-    if (s->nkeys == 0 || route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_OPENAPI) return true;
+    if (s->nkeys == 0 || route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_OPENAPI ||
+        route == ROUTE_STATIC)
+        return true;
     const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h || strncasecmp(h, "Bearer ", 7)) return false;
     h += 7;
@@ -570,7 +576,7 @@ static void add_headers(Request *r, struct MHD_Response *resp, const char *ctype
     Server *s = r->srv;
     if (ctype) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, "X-Request-ID", r->rid);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, r->cache_control ? r->cache_control : "no-store");
     if (s->cfg.cors_origins[0]) MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
     if (r->origin[0]) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->origin);
@@ -1260,7 +1266,62 @@ static enum MHD_Result answer_job(Request *r)
     return reply(r, j->out_status, j->out_status == 200 ? CT_JSON : CT_PROBLEM, out, j->out_len, true, NULL, false);
 }
 
-static enum MHD_Result dispatch(Request *r)
+/* GET / and the board page's files: from the binary, or from web_root.
+ * Revalidated on every load (no-cache plus a strong ETag, 304 when it
+ * matches): a max-age could pair a new index.html with an old app.js after
+ * an upgrade. */
+static enum MHD_Result serve_static(Request *r, const char *url)
+{
+    Server *s = r->srv;
+    ApiProblem p;
+    const char *ctype = web_content_type(!strcmp(url, "/") ? WEB_INDEX : url);
+    char *body = NULL, etag[WEB_ETAG_MAX];
+    size_t len = 0;
+    int status = 200;
+    if (s->cfg.web_root[0]) {
+        status = web_read_file(s->cfg.web_root, url, &body, &len, etag);
+    } else {
+        const WebAsset *a = web_find(url);
+        if (a) {
+            body = (char *)a->data;
+            len = a->len;
+            snprintf(etag, sizeof etag, "%s", a->etag);
+        } else {
+            status = 404;
+        }
+    }
+    if (status == 404) {
+        api_problem(&p, 404, "", "no resource at %s; the board page is at /", r->path);
+        return reply_problem(r, &p, NULL, false);
+    }
+    if (status != 200) {
+        api_problem(&p, 500, "", "cannot read %s from web_root (a read error, or over %d MiB)", r->path,
+                    WEB_FILE_MAX >> 20);
+        return reply_problem(r, &p, NULL, false);
+    }
+    bool owned = s->cfg.web_root[0] != 0;
+    bool fresh = web_etag_matches(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "If-None-Match"), etag);
+    if (fresh && owned) free(body);
+    struct MHD_Response *resp = fresh ? MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT)
+                                      : MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE
+                                                                                         : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        if (owned && !fresh) free(body);
+        return MHD_NO;
+    }
+    r->cache_control = "no-cache";
+    add_headers(r, resp, fresh ? NULL : ctype);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+    MHD_add_response_header(resp, "Content-Security-Policy", WEB_CSP);
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    r->status = fresh ? 304 : 200;
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result dispatch(Request *r, const char *url)
 {
     Server *s = r->srv;
     ApiProblem p;
@@ -1312,6 +1373,9 @@ static enum MHD_Result dispatch(Request *r)
     case ROUTE_MOVE:
         if (!r->post) return method_not_allowed(r);
         return analyze(r);
+    case ROUTE_STATIC:
+        if (!r->get) return method_not_allowed(r);
+        return serve_static(r, url);
     default:
         api_problem(&p, 404, "", "no resource at %s; see GET /v1/info", r->path);
         return reply_problem(r, &p, NULL, false);
@@ -1378,7 +1442,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     }
     if (r->job) return answer_job(r);
     conn_set(s, r->cn, CONN_BUSY); /* the whole request is in */
-    return r->options ? reply_options(r) : dispatch(r);
+    return r->options ? reply_options(r) : dispatch(r, url);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)

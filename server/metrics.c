@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Known statuses; the last slot counts any other. */
-static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 204, 400, 401, 404, 405, 408, 413, 422, 429, 499, 500, 503, 504, 0};
+static const int STATUSES[METRICS_STATUS_SLOTS] = {200, 204, 304, 400, 401, 404, 405, 408, 413, 422, 429, 499, 500, 503, 504, 0};
 
 /* Upper bounds of the search time buckets, seconds (+Inf is implicit). */
 static const double TIME_BOUNDS[METRICS_TIME_BUCKETS] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
@@ -15,7 +15,7 @@ static const double TIME_BOUNDS[METRICS_TIME_BUCKETS] = {0.0005, 0.001, 0.0025, 
 
 static const char *const ROUTE_LABELS[ROUTE_COUNT] = {
     "/v1/analyze", "/v1/analyze/batch", "/v1/review", "/v1/move", "/v1/info", "/livez", "/readyz", "/metrics",
-    "/v1/openapi.json", "other",
+    "/v1/openapi.json", "static", "other",
 };
 
 static const char *const REJECT_LABELS[REJECT_COUNT] = {

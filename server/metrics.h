@@ -24,6 +24,7 @@ typedef enum {
     ROUTE_READYZ,
     ROUTE_METRICS,
     ROUTE_OPENAPI,     /* GET /v1/openapi.json */
+    ROUTE_STATIC,      /* GET / and the board page's files */
     ROUTE_OTHER, /* anything else (404) */
     ROUTE_COUNT
 } MetricsRoute;
@@ -45,7 +46,7 @@ typedef enum {
 /* Where a job was when its client hung up. */
 typedef enum { CANCEL_QUEUED = 0, CANCEL_RUNNING, CANCEL_COUNT } MetricsCancel;
 
-#define METRICS_STATUS_SLOTS 15
+#define METRICS_STATUS_SLOTS 16
 #define METRICS_TIME_BUCKETS 14
 
 typedef struct {

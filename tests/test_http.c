@@ -1758,3 +1758,156 @@ Test(http, streams_still_running_are_finished_by_a_drain, .timeout = 30)
     close(fd);
     stop();
 }
+
+/* ---- the board page ------------------------------------------------------- */
+
+static void assert_static_headers(const Resp *r)
+{
+    cr_assert(strstr(header_of(r, "Content-Security-Policy"), "default-src 'self'"), "CSP: %s",
+              header_of(r, "Content-Security-Policy"));
+    cr_assert_str_eq(header_of(r, "X-Content-Type-Options"), "nosniff");
+    cr_assert_str_eq(header_of(r, "Cache-Control"), "no-cache");
+    cr_assert_eq(header_of(r, "ETag")[0], '"', "a strong ETag: %s", header_of(r, "ETag"));
+}
+
+Test(http, the_board_page_is_served_at_the_root_with_a_csp_and_no_inline_script, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/", NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/html; charset=utf-8");
+    assert_static_headers(&r);
+    cr_assert(strstr(r.body, "<script src=\"app.js\""), "the page loads app.js: %s", r.body);
+    cr_assert_null(strstr(r.body, "<script>"), "no inline script");
+    cr_assert_null(strstr(r.body, "style=\""), "no inline style");
+    cr_assert_null(strstr(r.body, "http://"), "nothing loaded from elsewhere");
+    cr_assert_null(strstr(r.body, "https://"), "nothing loaded from elsewhere");
+    Resp i = request("GET", "/index.html", NULL, NULL);
+    cr_assert_eq(i.status, 200);
+    cr_assert_eq(i.len, r.len);
+    cr_assert_eq(memcmp(i.body, r.body, r.len), 0, "/ is /index.html");
+    resp_free(&i);
+    resp_free(&r);
+    cr_assert_eq(metric("gomokud_http_requests_total{route=\"static\",status=\"200\"}"), 2);
+    stop();
+}
+
+Test(http, the_page_scripts_and_styles_have_their_content_types, .timeout = 30)
+{
+    start_default();
+    Resp r = request("GET", "/app.js", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/javascript; charset=utf-8");
+    assert_static_headers(&r);
+    cr_assert(strstr(r.body, "/v1/analyze"), "the script calls the API");
+    resp_free(&r);
+    r = request("GET", "/app.css?v=2", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/css; charset=utf-8");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, an_unknown_static_path_is_a_404_problem_and_nothing_outside_is_reached, .timeout = 30)
+{
+    start_default();
+    const char *paths[] = {"/nope.js", "/img/board.png", "/.hidden.css", "/index.html/", "/gomokud.conf",
+                           "/v1/app.js"};
+    for (int i = 0; i < 6; i++) {
+        Resp r = request("GET", paths[i], NULL, NULL);
+        assert_problem(&r, 404, "");
+        resp_free(&r);
+    }
+    stop();
+}
+
+Test(http, head_of_the_page_has_no_body_and_a_matching_etag_is_304, .timeout = 30)
+{
+    start_default();
+    Resp r = request("HEAD", "/app.js", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_eq(r.len, 0, "HEAD has no body");
+    cr_assert_str_eq(header_of(&r, "Content-Type"), "text/javascript; charset=utf-8");
+    char hdr[128];
+    snprintf(hdr, sizeof hdr, "If-None-Match: W/\"0000000000000000\", %s", header_of(&r, "ETag"));
+    resp_free(&r);
+    r = request("GET", "/app.js", NULL, hdr);
+    cr_assert_eq(r.status, 304);
+    cr_assert_eq(r.len, 0);
+    assert_static_headers(&r);
+    resp_free(&r);
+    r = request("GET", "/app.js", NULL, "If-None-Match: \"0000000000000000\"");
+    cr_assert_eq(r.status, 200);
+    cr_assert_gt(r.len, 0);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, post_to_the_page_is_405_with_allow, .timeout = 30)
+{
+    start_default();
+    Resp r = request("POST", "/", "{}", NULL);
+    assert_problem(&r, 405, "");
+    cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD, OPTIONS");
+    resp_free(&r);
+    r = request("DELETE", "/app.js", NULL, NULL);
+    assert_problem(&r, 405, "");
+    resp_free(&r);
+    stop();
+}
+
+Test(http, with_api_keys_the_page_needs_no_key_and_is_not_rate_limited, .timeout = 30)
+{
+    Config c;
+    test_config(&c);
+    snprintf(c.api_keys, sizeof c.api_keys, "%s", "alpha-key-1");
+    c.rate_limit = 1;
+    c.rate_burst = 1;
+    start(&c);
+    for (int i = 0; i < 5; i++) {
+        Resp r = request("GET", i % 2 ? "/app.js" : "/", NULL, NULL);
+        cr_assert_eq(r.status, 200, "request %d: %ld", i, r.status);
+        cr_assert_str_eq(header_of(&r, "RateLimit"), "");
+        resp_free(&r);
+    }
+    Resp r = request("GET", "/v1/info", NULL, NULL);
+    assert_unauthorized(&r);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, web_root_serves_a_directory_instead_of_the_built_in_page, .timeout = 30)
+{
+    char dir[] = "/tmp/gomokud-web-XXXXXX", path[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("<!doctype html><p>from the directory</p>\n", f);
+    fclose(f);
+    Config c;
+    test_config(&c);
+    snprintf(c.web_root, sizeof c.web_root, "%s", dir);
+    start(&c);
+    Resp r = request("GET", "/", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "from the directory"), "%s", r.body);
+    assert_static_headers(&r);
+    char hdr[128];
+    snprintf(hdr, sizeof hdr, "If-None-Match: %s", header_of(&r, "ETag"));
+    resp_free(&r);
+    r = request("GET", "/", NULL, hdr);
+    cr_assert_eq(r.status, 304);
+    resp_free(&r);
+    r = request("GET", "/app.js", NULL, NULL); /* built in, but not in this directory */
+    assert_problem(&r, 404, "");
+    resp_free(&r);
+    stop();
+    remove(path);
+    rmdir(dir);
+    test_config(&c);
+    snprintf(c.web_root, sizeof c.web_root, "%s", dir);
+    char err[256];
+    cr_assert_not(config_finish(&c, err, sizeof err), "a missing web_root is refused");
+    cr_assert(strstr(err, "web_root"), "%s", err);
+}
