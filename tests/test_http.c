@@ -215,6 +215,15 @@ static void assert_problem(const Resp *r, int status, const char *field)
               "an RFC 9457 problem: %s", r->body);
 }
 
+/* One request whose answer must be the problem (status, field). */
+static void expect_problem(const char *method, const char *path, const char *body, const char *header, int status,
+                           const char *field)
+{
+    Resp r = request(method, path, body, header);
+    assert_problem(&r, status, field);
+    resp_free(&r);
+}
+
 /* The value of one series of /metrics ("name{labels}"); -1 when absent. */
 static double metric(const char *series)
 {
@@ -246,13 +255,20 @@ static void wait_metric(const char *series, double want)
 }
 
 /* Sends a whole POST over a raw socket and returns it, unread. */
-static int raw_send(const char *path, const char *body)
+/* A socket connected to the server. */
+static int raw_connect(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
+    return fd;
+}
+
+static int raw_send(const char *path, const char *body)
+{
+    int fd = raw_connect();
     char req[1024];
     int n = snprintf(req, sizeof req,
                      "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
@@ -473,27 +489,21 @@ Test(http, the_server_caps_the_limits_a_request_asks_for, .timeout = 30)
     cr_assert_not_null(d, "%s", r.body);
     cr_assert_leq(atoi(d + 8), 2, "depth capped by max_depth: %s", r.body);
     resp_free(&r);
-    r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"multipv\":9}", NULL);
-    assert_problem(&r, 400, "multipv");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"multipv\":9}", NULL, 400, "multipv");
     stop();
 }
 
 Test(http, malformed_json_is_400, .timeout = 30)
 {
     start_default();
-    Resp r = request("POST", "/v1/analyze", "{\"moves\": [\"h8\"", NULL);
-    assert_problem(&r, 400, "");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "{\"moves\": [\"h8\"", NULL, 400, "");
     stop();
 }
 
 Test(http, a_wrong_type_is_400_naming_the_field, .timeout = 30)
 {
     start_default();
-    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"limits\":{\"depth\":\"deep\"}}", NULL);
-    assert_problem(&r, 400, "limits.depth");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"limits\":{\"depth\":\"deep\"}}", NULL, 400, "limits.depth");
     cr_assert_eq(metric("gomokud_rejections_total{reason=\"bad_request\"}"), 1);
     stop();
 }
@@ -501,9 +511,7 @@ Test(http, a_wrong_type_is_400_naming_the_field, .timeout = 30)
 Test(http, an_impossible_position_is_422_naming_the_move, .timeout = 30)
 {
     start_default();
-    Resp r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i9\",\"h8\"]}", NULL);
-    assert_problem(&r, 422, "moves[2]");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "{\"moves\":[\"h8\",\"i9\",\"h8\"]}", NULL, 422, "moves[2]");
     cr_assert_eq(metric("gomokud_rejections_total{reason=\"unprocessable\"}"), 1);
     stop();
 }
@@ -511,12 +519,8 @@ Test(http, an_impossible_position_is_422_naming_the_move, .timeout = 30)
 Test(http, an_unknown_path_is_404, .timeout = 30)
 {
     start_default();
-    Resp r = request("GET", "/v2/analyze", NULL, NULL);
-    assert_problem(&r, 404, "");
-    resp_free(&r);
-    r = request("POST", "/v1/analyze/", QUICK_BODY, NULL);
-    assert_problem(&r, 404, "");
-    resp_free(&r);
+    expect_problem("GET", "/v2/analyze", NULL, NULL, 404, "");
+    expect_problem("POST", "/v1/analyze/", QUICK_BODY, NULL, 404, "");
     stop();
 }
 
@@ -535,9 +539,7 @@ Test(http, a_wrong_method_is_405_with_allow, .timeout = 30)
     assert_problem(&r, 405, "");
     cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD, OPTIONS");
     resp_free(&r);
-    r = request("DELETE", "/metrics", NULL, NULL);
-    assert_problem(&r, 405, "");
-    resp_free(&r);
+    expect_problem("DELETE", "/metrics", NULL, NULL, 405, "");
     stop();
 }
 
@@ -547,9 +549,7 @@ Test(http, a_body_over_the_cap_is_413, .timeout = 30)
     char *big = malloc(5001);
     memset(big, ' ', 5000);
     big[5000] = 0;
-    Resp r = request("POST", "/v1/analyze", big, NULL);
-    assert_problem(&r, 413, "");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", big, NULL, 413, "");
     free(big);
     cr_assert_eq(metric("gomokud_rejections_total{reason=\"body_too_large\"}"), 1);
     stop();
@@ -558,10 +558,7 @@ Test(http, a_body_over_the_cap_is_413, .timeout = 30)
 Test(http, a_chunked_body_over_the_cap_is_413_too, .timeout = 30)
 {
     start_default();
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int fd = raw_connect();
     const char *head = "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
     cr_assert_eq(send(fd, head, strlen(head), MSG_NOSIGNAL), (ssize_t)strlen(head));
     char chunk[1100];
@@ -682,24 +679,12 @@ Test(http, move_at_full_strength_completes_the_only_five, .timeout = 30)
 Test(http, a_bad_move_request_is_a_problem_naming_the_field, .timeout = 30)
 {
     start_default();
-    Resp r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":42}", NULL);
-    assert_problem(&r, 400, "level");
-    resp_free(&r);
-    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":\"wizard\"}", NULL);
-    assert_problem(&r, 400, "level");
-    resp_free(&r);
-    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"limits\":{\"time_ms\":5}}", NULL);
-    assert_problem(&r, 400, "limits");
-    resp_free(&r);
-    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"],\"colour\":\"white\"}", NULL);
-    assert_problem(&r, 400, "colour");
-    resp_free(&r);
-    r = request("POST", "/v1/move", "{\"moves\":[\"h8\",\"h8\"]}", NULL);
-    assert_problem(&r, 422, "moves[1]");
-    resp_free(&r);
-    r = request("POST", "/v1/move", "", NULL);
-    assert_problem(&r, 400, "");
-    resp_free(&r);
+    expect_problem("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":42}", NULL, 400, "level");
+    expect_problem("POST", "/v1/move", "{\"moves\":[\"h8\"],\"level\":\"wizard\"}", NULL, 400, "level");
+    expect_problem("POST", "/v1/move", "{\"moves\":[\"h8\"],\"limits\":{\"time_ms\":5}}", NULL, 400, "limits");
+    expect_problem("POST", "/v1/move", "{\"moves\":[\"h8\"],\"colour\":\"white\"}", NULL, 400, "colour");
+    expect_problem("POST", "/v1/move", "{\"moves\":[\"h8\",\"h8\"]}", NULL, 422, "moves[1]");
+    expect_problem("POST", "/v1/move", "", NULL, 400, "");
     cr_assert_eq(metric("gomokud_rejections_total{reason=\"bad_request\"}"), 5);
     cr_assert_eq(metric("gomokud_http_requests_total{route=\"/v1/move\",status=\"400\"}"), 5);
     stop();
@@ -777,16 +762,10 @@ Test(http, a_batch_over_max_batch_is_413_and_an_empty_one_400, .timeout = 30)
     char body[1024] = "{\"positions\":[";
     for (int i = 0; i < 9; i++) strcat(body, i ? ",{}" : "{}");
     strcat(body, "]}");
-    Resp r = request("POST", "/v1/analyze/batch", body, NULL);
-    assert_problem(&r, 413, "positions");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze/batch", body, NULL, 413, "positions");
     cr_assert_eq(metric("gomokud_rejections_total{reason=\"batch_too_large\"}"), 1);
-    r = request("POST", "/v1/analyze/batch", "{\"positions\":[]}", NULL);
-    assert_problem(&r, 400, "positions");
-    resp_free(&r);
-    r = request("POST", "/v1/analyze/batch", "[1,2]", NULL);
-    assert_problem(&r, 400, "");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze/batch", "{\"positions\":[]}", NULL, 400, "positions");
+    expect_problem("POST", "/v1/analyze/batch", "[1,2]", NULL, 400, "");
     stop();
 }
 
@@ -1132,16 +1111,6 @@ Test(http, without_api_keys_no_authorization_is_needed, .timeout = 30)
 
 /* ---- slow clients and the connection limit ------------------------------- */
 
-static int raw_connect(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
-    return fd;
-}
-
 /* True once the peer closed fd (end of file or an error), waiting up to ms. */
 static bool closed_within(int fd, int ms)
 {
@@ -1415,9 +1384,7 @@ Test(http, a_preflight_is_answered_204_without_an_api_key, .timeout = 30)
     cr_assert_eq(r.status, 204);
     cr_assert_str_eq(header_of(&r, "Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
     resp_free(&r);
-    r = request("OPTIONS", "/v1/nowhere", NULL, "Origin: https://any.example");
-    assert_problem(&r, 404, "");
-    resp_free(&r);
+    expect_problem("OPTIONS", "/v1/nowhere", NULL, "Origin: https://any.example", 404, "");
     /* the real request still needs its key */
     r = request("POST", "/v1/analyze", QUICK_BODY, "Origin: https://any.example");
     cr_assert_eq(r.status, 401);
@@ -1495,10 +1462,8 @@ Test(http, with_api_keys_each_key_has_its_own_bucket, .timeout = 30)
         cr_assert_eq(r.status, 200);
         resp_free(&r);
     }
-    Resp r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-a");
-    assert_problem(&r, 429, "");
-    resp_free(&r);
-    r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-b");
+    expect_problem("GET", "/v1/info", NULL, "Authorization: Bearer key-a", 429, "");
+    Resp r = request("GET", "/v1/info", NULL, "Authorization: Bearer key-b");
     cr_assert_eq(r.status, 200, "another key is another client");
     resp_free(&r);
     r = request("GET", "/v1/info", NULL, NULL);
@@ -1682,9 +1647,7 @@ Test(http, a_streamed_review_ends_with_the_review, .timeout = 60)
 Test(http, an_empty_body_streamed_is_still_a_400_problem, .timeout = 30)
 {
     start_default();
-    Resp r = request("POST", "/v1/analyze", "", "Accept: application/x-ndjson");
-    assert_problem(&r, 400, "");
-    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "", "Accept: application/x-ndjson", 400, "");
     stop();
 }
 
@@ -1709,11 +1672,7 @@ static bool raw_wait_for(int fd, const char *want)
 Test(http, a_stream_cut_by_the_client_stops_its_search, .timeout = 30)
 {
     start_default();
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int fd = raw_connect();
     char req[512];
     int n = snprintf(req, sizeof req,
                      "POST /v1/analyze HTTP/1.1\r\nHost: t\r\nAccept: application/x-ndjson\r\n"
@@ -1741,10 +1700,7 @@ Test(http, a_stream_cut_by_the_client_stops_its_search, .timeout = 30)
 Test(http, streams_still_running_are_finished_by_a_drain, .timeout = 30)
 {
     start_default();
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int fd = raw_connect();
     const char *body = "{\"moves\":[\"h8\",\"h9\",\"j10\"],\"limits\":{\"time_ms\":600}}";
     char req[512];
     int n = snprintf(req, sizeof req,
@@ -1850,9 +1806,7 @@ Test(http, post_to_the_page_is_405_with_allow, .timeout = 30)
     assert_problem(&r, 405, "");
     cr_assert_str_eq(header_of(&r, "Allow"), "GET, HEAD, OPTIONS");
     resp_free(&r);
-    r = request("DELETE", "/app.js", NULL, NULL);
-    assert_problem(&r, 405, "");
-    resp_free(&r);
+    expect_problem("DELETE", "/app.js", NULL, NULL, 405, "");
     stop();
 }
 
