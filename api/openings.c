@@ -256,8 +256,8 @@ char *api_task_json(const ApiTask *t, int *status)
     if (t->kind == API_TASK_SWAP2 && t->pe != POSITION_OK) {
         ApiProblem p;
         if (t->pe == POSITION_FULL && t->sw.req.pos.nmoves == 0)
-            api_problem(&p, 503, "", "no balanced three stones were found within the node budget; retry with "
-                        "more limits.nodes or another seed");
+            api_problem(&p, 422, "limits.nodes", "no balanced three stones were found within limits.nodes; "
+                        "allow more nodes or try another seed");
         else
             api_problem(&p, 500, "", "internal error: the engine refused a position the request checks accepted (%s)",
                         position_error_text(t->pe));
