@@ -90,7 +90,7 @@ static Theme theme_of(bool wood, bool dark)
         t.shade_text = RGB(0xc8f5d6);
     }
     t.black = RGB(0x141414);
-    t.black_edge = RGB(0x000000);
+    t.black_edge = dark ? RGB(0x9aa0a6) : RGB(0x000000); /* a black stone must stand out on a dark board */
     t.white = RGB(0xf7f7f2);
     t.white_edge = dark ? RGB(0x000000) : RGB(0x3c3c3c);
     t.on_black = RGB(0xf7f7f2);
