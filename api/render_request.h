@@ -47,7 +47,7 @@ typedef enum { API_IMAGE_SVG = 0, API_IMAGE_PNG, API_IMAGE_GIF } ApiImageFormat;
 #define API_RENDER_DELAY_MIN 20
 #define API_RENDER_DELAY_MAX 10000
 #define API_RENDER_DELAY_DEFAULT 700
-#define API_RENDER_PV_MAX 12 /* PV moves drawn at most */
+#define API_RENDER_PV_MAX 8 /* PV moves drawn at most */
 
 /* What is drawn from an analysis: the best move, its line, and the
  * candidates (best first) with the side to move's win rate. */

@@ -19,6 +19,7 @@
 #define COORD_BAND 0.9     /* room for the coordinates, left and below */
 #define MIN_WINDOW 5       /* a cropped picture shows at least this many lines */
 #define STONE_R 0.46
+#define PV_R 0.40         /* PV stones are smaller than played ones */
 #define GRID_W 0.035
 #define EDGE_W 0.07
 #define STAR_R 0.1
@@ -424,14 +425,14 @@ static bool build_scene(const ApiRender *r, const Layout *l, int nshown, bool wi
         free(f);
     }
     if (over) {
-        /* the main line: see-through stones ringed in the accent colour */
+        /* the main line: smaller see-through stones ringed in the accent colour */
         for (int i = 0; i < ov->pv_len; i++) {
             Move m = ov->pv[i];
             if (!shown(l, m)) continue;
             bool black = (nshown + i) % 2 == 0;
             Rgba fill = black ? t.black : t.white;
             fill.a = PV_ALPHA;
-            circle(s, px(l, MOVE_X(m)), py(l, MOVE_Y(m)), STONE_R * c, fill, t.accent, 0.06 * c);
+            circle(s, px(l, MOVE_X(m)), py(l, MOVE_Y(m)), PV_R * c, fill, t.accent, 0.06 * c);
             number_on(s, l, m, i + 1, black ? t.on_black : t.on_white);
         }
         if (ov->best != MOVE_NONE && shown(l, ov->best))
