@@ -229,6 +229,7 @@ static bool parse_object(cJSON *root, const ApiCaps *caps, ApiImageFormat fallba
             goto done;
         }
     }
+    if (!opt[O_ANIMATE]) out->animate = out->format == API_IMAGE_GIF && out->req.pos.ordered; /* a diagram: a still */
     if (out->animate && out->format != API_IMAGE_GIF) {
         api_problem(err, 400, "animate", "an animation is a GIF: ask for format \"gif\"");
         goto done;

@@ -15,7 +15,7 @@
  *   "forbidden":   true | false, renju: black's forbidden points when black is to move   true
  *   "crop":        true | false, only the stones' bounding box plus margin   false
  *   "margin":      0..10, points around the box when cropping           2
- *   "animate":     true | false, one frame per move (gif only)         true for gif
+ *   "animate":     true | false, one frame per move (gif only)         true for a gif of moves
  *   "delay_ms":    20..10000, time per frame of an animation          700
  *   "analyze":     true | false, search the position first (with "limits" and
  *                  "multipv", which need it) and draw the answer       false

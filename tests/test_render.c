@@ -433,6 +433,10 @@ Test(render, a_game_animates_one_frame_per_move, .init = init)
     RenderOutput empty = draw("{\"format\":\"gif\",\"pixels\":120}", NULL);
     cr_assert_eq(gif_frames(&empty, NULL, &w, &h), 1);
     free(empty.data);
+    /* a diagram has no order: a still picture unless an animation is asked for */
+    RenderOutput diagram = draw("{\"format\":\"gif\",\"pixels\":120,\"stones\":{\"black\":[\"h8\"],\"white\":[\"i9\"]}}", NULL);
+    cr_assert_eq(gif_frames(&diagram, NULL, &w, &h), 1);
+    free(diagram.data);
 }
 
 Test(render, a_gif_frame_looks_like_the_png_of_the_same_position, .init = init)
@@ -476,7 +480,8 @@ Test(render, bad_options_are_problems_naming_the_member, .init = init)
     assert_refused("{\"margin\":11}", 400, "margin");
     assert_refused("{\"delay_ms\":5,\"format\":\"gif\"}", 400, "delay_ms");
     assert_refused("{\"animate\":true}", 400, "animate");
-    assert_refused("{\"format\":\"gif\",\"stones\":{\"black\":[\"h8\"],\"white\":[]}}", 422, "animate");
+    assert_refused("{\"format\":\"gif\",\"animate\":true,\"stones\":{\"black\":[\"h8\"],\"white\":[]}}", 422,
+                   "animate");
     assert_refused("{\"limits\":{\"depth\":2}}", 400, "limits");
     assert_refused("{\"multipv\":2}", 400, "multipv");
     assert_refused("{\"analyze\":true,\"multipv\":99}", 400, "multipv");
