@@ -19,6 +19,8 @@ OPT ?= -O2
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -MMD -MP -I. $(EXTRA_CFLAGS)
 LDLIBS_ALL = -lm $(EXTRA_LDLIBS)
 LIBS_SERVER = -lmicrohttpd -lcjson -lpthread
+# Board pictures (server/render.c): cairo draws, giflib codes the animations.
+LIBS_RENDER = -lcairo -lgif
 
 ENGINE_SRC := $(wildcard engine/*.c)
 API_SRC := $(wildcard api/*.c)
@@ -85,7 +87,7 @@ $(OPENAPI_OBJ): $(OPENAPI_C)
 
 $(GOMOKUD): $(BUILD)/server/main.o $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LIBS_RENDER) $(LDLIBS_ALL)
 
 $(PBRAIN): $(BUILD)/server/pbrain_main.o $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
@@ -124,7 +126,7 @@ $(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 
 $(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOKUD) $(PBRAIN) $(GEN_DATA) $(TRAIN_EVAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(filter %.o %.a,$^) -o $@ -lcriterion -lcurl $(LIBS_SERVER) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(filter %.o %.a,$^) -o $@ -lcriterion -lcurl $(LIBS_SERVER) $(LIBS_RENDER) $(LDLIBS_ALL)
 
 # The evaluation's data and fit (see README, "Training the evaluation").
 # The games are not committed; the tables the fit writes are.

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/internal.h"
 #include "engine/board.h"
 #include "engine/rules.h"
 
@@ -454,6 +455,11 @@ static bool parse_request(const cJSON *root, const ApiCaps *caps, ApiRequest *ou
     return parse_game(root, caps, out, err, false, NULL, NULL);
 }
 
+bool api_parse_position_json(const cJSON *root, const ApiCaps *caps, ApiRequest *out, ApiProblem *err)
+{
+    return parse_request(root, caps, out, err);
+}
+
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* Parses body[0..len) as JSON. Returns the root (caller deletes), or NULL
@@ -482,6 +488,11 @@ static cJSON *parse_json(const char *body, size_t len, bool *empty, ApiProblem *
         return NULL;
     }
     return root;
+}
+
+cJSON *api_parse_json_body(const char *body, size_t len, bool *empty, ApiProblem *err)
+{
+    return parse_json(body, body ? len : 0, empty, err);
 }
 
 bool api_parse_analyze(const char *body, size_t len, const ApiCaps *caps, ApiRequest *out, ApiProblem *err)

@@ -6,16 +6,16 @@
 set -eu
 
 case "${1:-build}" in
-    build|run) pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev" ;;
-    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcriterion-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml" ;;
-    bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev wrk" ;;
+    build|run) pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcairo2-dev libgif-dev" ;;
+    test)      pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcairo2-dev libgif-dev libcriterion-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml" ;;
+    bench)     pkgs="gcc make pkg-config libcjson-dev libmicrohttpd-dev libcairo2-dev libgif-dev libcurl4-openssl-dev wrk" ;;
     clang)     pkgs="clang" ;;
     fuzz)      pkgs="clang libclang-rt-14-dev" ;;
     # make docker-test: the engine (dockerd) and client, debootstrap for a
     # base image made without a registry (deploy/docker-base.sh).
     docker)    pkgs="docker.io debootstrap curl iproute2" ;;
     # make scale-test: replicas behind nginx, loaded by wrk.
-    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev nginx wrk curl procps" ;;
+    scale)     pkgs="gcc make libcjson-dev libmicrohttpd-dev libcairo2-dev libgif-dev nginx wrk curl procps" ;;
     web)       pkgs="chromium fonts-dejavu-core" ;;
     *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac

@@ -8,5 +8,6 @@ int cmd_analyze(int argc, char **argv);  /* server/cmd_analyze.c: JSON lines on 
 int cmd_bench(int argc, char **argv);    /* server/cmd_bench.c: fixed-depth bench with signature */
 int cmd_selfplay(int argc, char **argv); /* server/cmd_selfplay.c: engine-vs-engine matches */
 int cmd_opengen(int argc, char **argv);  /* server/cmd_opengen.c: balanced openings */
+int cmd_render(int argc, char **argv);   /* server/cmd_render.c: board pictures (SVG, PNG, GIF) */
 
 #endif

@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "api/render_request.h"
 #include "engine/engine.h"
 #include "server/cache.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
 #include "server/pool.h"
 #include "server/ratelimit.h"
+#include "server/render.h"
 #include "server/web.h"
 
 /* <poll.h> defines POLLRDHUP (peer shut down its side) only for _GNU_SOURCE. */
@@ -130,6 +132,8 @@ typedef struct {
     int out_status;
     StreamFormat fmt; /* streamed: the answer goes out as it is made */
     Stream st;
+    ApiRender *render;      /* GET/POST /v1/render: the picture to draw (after the search, if any) */
+    const char *out_ctype;  /* the answer's media type when not JSON */
     bool finished;  /* job_finish is done with it (under Server.mu) */
     bool completed; /* libmicrohttpd completed the request (under Server.mu) */
 } Job;
@@ -295,6 +299,7 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/v1/analyze/batch")) return ROUTE_BATCH;
     if (!strcmp(url, "/v1/review")) return ROUTE_REVIEW;
     if (!strcmp(url, "/v1/move")) return ROUTE_MOVE;
+    if (!strcmp(url, "/v1/render")) return ROUTE_RENDER;
     if (!strcmp(url, "/v1/info")) return ROUTE_INFO;
     if (!strcmp(url, "/livez")) return ROUTE_LIVEZ;
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
@@ -317,6 +322,8 @@ static const char *route_allow(MetricsRoute route)
     case ROUTE_OPENINGS:
     case ROUTE_SWAP2:
         return "POST";
+    case ROUTE_RENDER:
+        return "GET, HEAD, POST";
     case ROUTE_OTHER:
         return NULL;
     default:
@@ -498,6 +505,7 @@ static void job_free(Job *j)
     if (!j) return;
     if (j->batch) api_batch_free(&j->b);
     api_task_free(j->task);
+    free(j->render);
     if (j->st.ready) pthread_mutex_destroy(&j->st.mu);
     free(j->st.buf);
     free(j->results);
@@ -518,7 +526,8 @@ static Request *request_new(Server *s, struct MHD_Connection *conn, const char *
     r->get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     r->post = !strcmp(method, MHD_HTTP_METHOD_POST);
     r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW ||
-                                  r->route == ROUTE_MOVE || r->route == ROUTE_OPENINGS || r->route == ROUTE_SWAP2);
+                                  r->route == ROUTE_MOVE || r->route == ROUTE_OPENINGS || r->route == ROUTE_SWAP2 ||
+                                  r->route == ROUTE_RENDER);
     sanitize_path(method, r->method, sizeof r->method);
     sanitize_path(url, r->path, sizeof r->path);
     sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
@@ -991,6 +1000,22 @@ static void worker_fini(void *ctx, void *state)
     engine_free(state);
 }
 
+/* Draws the picture of a render job (after its search, if it asked for
+ * one) into j->out; NULL (a 500) when memory runs out. */
+static void render_finish(Job *j)
+{
+    RenderOutput img;
+    if (j->render->analyze) api_render_take_result(j->render, &j->results[0]);
+    j->out = NULL;
+    j->out_len = 0;
+    j->out_status = 200;
+    if (j->fault != FAULT_RENDER && render_image(j->render, &img)) {
+        j->out = (char *)img.data;
+        j->out_len = img.len;
+        j->out_ctype = api_image_type(j->render->format);
+    }
+}
+
 /* Renders the answer, takes the request off the watch list and resumes
  * its connection (streamed: pushes the final message). The request must
  * not be touched afterwards: the polling thread may answer and free it at
@@ -1010,6 +1035,8 @@ static void job_finish(Server *s, Request *r)
         } else if (j->failed) {
             j->out = api_problem_json(&j->problem);
             j->out_status = j->problem.status;
+        } else if (j->render) {
+            render_finish(j);
         } else if (j->move) {
             j->out = j->fault == FAULT_RENDER ? NULL : api_move_json(&j->mv, &j->results[0]);
             j->out_status = 200;
@@ -1018,7 +1045,7 @@ static void job_finish(Server *s, Request *r)
             j->out = j->fault == FAULT_RENDER ? NULL : api_result_json(&j->single, &j->results[0]);
             j->out_status = 200;
         }
-        j->out_len = j->out ? strlen(j->out) : 0;
+        if (!j->render) j->out_len = j->out ? strlen(j->out) : 0;
     }
     if (j->fmt == STREAM_NONE) {
         watch_remove(s, r);
@@ -1049,6 +1076,8 @@ static void run_item(void *ctx, void *state, void *item)
         int64_t took = now_ns() - t0;
         atomic_fetch_add(&j->search_ns, took);
         metrics_search(&s->metrics, (double)took / 1e9, nodes, !atomic_load(&j->stop));
+    } else if (j->render && !j->render->analyze) {
+        /* a picture without a search: job_finish draws it on this worker */
     } else {
         ApiRequest *q = j->batch ? &j->b.reqs[i] : &j->single;
         EngineResult *res = &j->results[i];
@@ -1278,6 +1307,112 @@ static enum MHD_Result analyze(Request *r)
     return MHD_YES;
 }
 
+/* ---- board pictures --------------------------------------------------- */
+
+#define RENDER_QUERY_MAX 48 /* query parameters of GET /v1/render */
+
+/* The picture format an Accept header asks for: the first of image/svg+xml,
+ * image/png and image/gif it lists; SVG otherwise. */
+static ApiImageFormat wanted_image(struct MHD_Connection *conn)
+{
+    static const struct { const char *type; ApiImageFormat f; } types[] = {
+        {"image/svg+xml", API_IMAGE_SVG}, {"image/png", API_IMAGE_PNG}, {"image/gif", API_IMAGE_GIF}};
+    const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    while (a && *a) {
+        while (*a == ' ' || *a == '\t' || *a == ',') a++;
+        size_t n = strcspn(a, ",;");
+        while (n && (a[n - 1] == ' ' || a[n - 1] == '\t')) n--;
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+            if (n == strlen(types[i].type) && !strncasecmp(a, types[i].type, n)) return types[i].f;
+        a = strchr(a, ',');
+    }
+    return API_IMAGE_SVG;
+}
+
+typedef struct {
+    const char *names[RENDER_QUERY_MAX], *values[RENDER_QUERY_MAX];
+    int n;
+    bool too_many;
+} Query;
+
+static enum MHD_Result query_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    Query *q = cls;
+    if (q->n == RENDER_QUERY_MAX) {
+        q->too_many = true;
+        return MHD_NO;
+    }
+    q->names[q->n] = key;
+    q->values[q->n++] = value;
+    return MHD_YES;
+}
+
+/* GET or POST /v1/render: parses the request, then queues it (a worker
+ * searches when asked, then draws), like an analysis. */
+static enum MHD_Result render_request(Request *r)
+{
+    Server *s = r->srv;
+    ApiProblem p;
+    if (r->too_big) return reply_too_big(r);
+    if (atomic_load(&s->draining)) return reply_unavailable(r, REJECT_DRAINING);
+    Job *j = calloc(1, sizeof *j);
+    if (j) j->render = malloc(sizeof *j->render);
+    if (!j || !j->render) {
+        job_free(j);
+        return reply_owned(r, 500, CT_PROBLEM, NULL);
+    }
+    ApiImageFormat fallback = wanted_image(r->conn);
+    bool ok;
+    if (r->post) {
+        ok = api_parse_render(r->body ? r->body : "", r->len, &s->caps, fallback, j->render, &p);
+    } else {
+        Query q = {.n = 0};
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_pair, &q);
+        ok = q.too_many ? api_problem(&p, 400, "", "more than %d query parameters", RENDER_QUERY_MAX)
+                        : api_parse_render_query(q.names, q.values, q.n, &s->caps, fallback, j->render, &p);
+    }
+    if (!ok) {
+        job_free(j);
+        metrics_reject(&s->metrics, reject_reason(p.status));
+        return reply_problem(r, &p, NULL, false);
+    }
+    free(r->body);
+    r->body = NULL;
+    j->fault = r->fault;
+    j->single = j->render->req;
+    j->n = 1;
+    j->results = calloc(1, sizeof *j->results);
+    j->items = calloc(1, sizeof *j->items);
+    j->ptrs = calloc(1, sizeof *j->ptrs);
+    if (!j->results || !j->items || !j->ptrs) {
+        job_free(j);
+        return reply_owned(r, 500, CT_PROBLEM, NULL);
+    }
+    PoolStatus st = pool_reserve(s->pool, 1);
+    if (st != POOL_OK) {
+        job_free(j);
+        return reply_unavailable(r, st == POOL_FULL ? REJECT_QUEUE_FULL : REJECT_DRAINING);
+    }
+    /* the same request draws the same bytes: a picture without a search may be kept */
+    if (!j->render->analyze) r->cache_control = "max-age=86400";
+    j->items[0] = (Item){r, 0};
+    j->ptrs[0] = &j->items[0];
+    atomic_init(&j->remaining, 1);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->gone, false);
+    atomic_init(&j->started_ns, 0);
+    atomic_init(&j->search_ns, 0);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    j->fd = ci ? ci->connect_fd : -1;
+    r->job = j;
+    MHD_suspend_connection(r->conn); /* first: a worker may finish and resume before this returns */
+    watch_add(s, r);
+    j->queued_ns = now_ns();
+    pool_commit(s->pool, j->ptrs, 1);
+    return MHD_YES;
+}
+
 /* The polling thread, called again after a worker resumed the connection. */
 static enum MHD_Result answer_job(Request *r)
 {
@@ -1289,7 +1424,8 @@ static enum MHD_Result answer_job(Request *r)
     char *out = j->out;
     j->out = NULL;
     if (!out) return reply_owned(r, 500, CT_PROBLEM, NULL);
-    return reply(r, j->out_status, j->out_status == 200 ? CT_JSON : CT_PROBLEM, out, j->out_len, true, NULL, false);
+    const char *ctype = j->out_status != 200 ? CT_PROBLEM : j->out_ctype ? j->out_ctype : CT_JSON;
+    return reply(r, j->out_status, ctype, out, j->out_len, true, NULL, false);
 }
 
 /* GET / and the board page's files: from the binary, or from web_root.
@@ -1401,6 +1537,9 @@ static enum MHD_Result dispatch(Request *r, const char *url)
     case ROUTE_SWAP2:
         if (!r->post) return method_not_allowed(r);
         return analyze(r);
+    case ROUTE_RENDER:
+        if (!r->get && !r->post) return method_not_allowed(r);
+        return render_request(r);
     case ROUTE_STATIC:
         if (!r->get) return method_not_allowed(r);
         return serve_static(r, url);

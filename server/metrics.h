@@ -19,6 +19,7 @@ typedef enum {
     ROUTE_BATCH,       /* POST /v1/analyze/batch */
     ROUTE_REVIEW,      /* POST /v1/review */
     ROUTE_MOVE,        /* POST /v1/move */
+    ROUTE_RENDER,      /* GET and POST /v1/render */
     ROUTE_INFO,        /* GET /v1/info */
     ROUTE_LIVEZ,
     ROUTE_READYZ,

@@ -29,6 +29,12 @@ marker and add cases. Prints the number of responses validated; exits 1
 on any failure. Needs only the standard library and python3-jsonschema
 (Debian 12: 4.10, which has draft 2020-12).
 
+Pictures (image/png, image/gif, image/svg+xml) are validated by their
+format: the PNG signature and an IHDR chunk with a size, the GIF header,
+logical screen and trailer, an SVG that parses as XML with an <svg> root in
+the SVG namespace. A document that lists another image type, or one whose
+schema's contentMediaType is not its media type, fails the document check.
+
 Streamed answers (application/x-ndjson, text/event-stream) are validated
 message by message: every NDJSON line against the media type's schema, and
 only the last one may (and must) be the final answer; every SSE event's
@@ -48,7 +54,9 @@ import http.client
 import json
 import os
 import re
+import struct
 import sys
+import xml.etree.ElementTree as ElementTree
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -176,6 +184,32 @@ SERVING = [
     Case("POST", "/v1/move", 422, {"moves": ["h8", "h8"], "level": 2}, name="a move in an impossible position"),
     Case("POST", "/v1/move", 500, {"moves": ["h8"], "level": 1}, {"X-Gomokud-Fault": "engine"},
          name="a move whose search fails"),
+    Case("GET", "/v1/render?moves=h8,i9,h9", 200, name="a picture, SVG by default"),
+    Case("GET", "/v1/render?moves=h8,i9&format=png&pixels=200&theme=dark&crop=true", 200, name="a PNG from the query"),
+    Case("GET", "/v1/render?moves=h8,i9", 200, headers={"Accept": "image/png"}, name="a PNG by Accept"),
+    Case("GET", "/v1/render?moves=h8,i9,h9&format=gif&pixels=120&delay_ms=200", 200, name="an animated GIF"),
+    Case("GET", "/v1/render?rule=renju&black=h8,j8,i9,i10&white=a1,a2,a3,o15&to_move=black&style=plain", 200,
+         name="a renju diagram with forbidden points"),
+    Case("HEAD", "/v1/render?moves=h8", 200, name="HEAD of a picture"),
+    Case("GET", "/v1/render?size=30", 400, name="a picture of a board too large"),
+    Case("GET", "/v1/render?moves=h8,h8", 422, name="a picture of an impossible game"),
+    Case("GET", "/v1/render?moves=h8&analyze=true&depth=1&format=png", 200, name="a picture with a search, GET"),
+    Case("POST", "/v1/render", 200, {"moves": ["h8", "i9"], "format": "png", "pixels": 240, "analyze": True,
+                                     "limits": {"depth": 2}, "multipv": 2}, name="a picture with a search"),
+    Case("POST", "/v1/render", 200, {"moves": ["h8", "h9"], "numbers": 2, "analysis": {
+        "best_move": "e9", "pv": ["e9", "g7"], "pvs": [{"move": "e9", "winrate": 0.54}]}},
+         name="a picture of a given analysis"),
+    Case("POST", "/v1/render", 200, {"moves": ["h8", "i9", "h9"], "format": "gif", "pixels": 100},
+         name="a game animated, POST"),
+    Case("POST", "/v1/render", 400, {"moves": ["h8"], "pixels": 5}, name="a picture too small"),
+    Case("POST", "/v1/render", 400, {"moves": ["h8"], "limits": {"depth": 2}}, name="limits without analyze"),
+    Case("POST", "/v1/render", 422, {"moves": ["h8"], "analysis": {"pv": ["h8"]}},
+         name="an analysis on a stone"),
+    Case("POST", "/v1/render", 413, content_length=1000000, name="a picture request over max_body_bytes"),
+    Case("POST", "/v1/render", 500, {"moves": ["h8"]}, {"X-Gomokud-Fault": "render"},
+         name="a picture that cannot be drawn"),
+    Case("OPTIONS", "/v1/render", 204, headers={"Origin": "https://app.example", "Access-Control-Request-Method": "GET"},
+         key=False, name="a preflight of a picture"),
     Case("GET", "/nowhere", 401, key=False, name="an unknown path without the key"),
     Case("GET", "/v1/info", 401, key="wrong", name="a wrong key"),
     Case("POST", "/v1/analyze", 401, QUICK, key="wrong", name="analyze with a wrong key"),
@@ -204,6 +238,8 @@ DRAINING = [
     Case("POST", "/v1/move", 503, {"moves": ["h8"], "level": 1}),
     Case("POST", "/v1/openings/balanced", 503, {"stones": 3, "count": 1}),
     Case("POST", "/v1/swap2", 503, {"moves": []}),
+    Case("GET", "/v1/render?moves=h8", 503),
+    Case("POST", "/v1/render", 503, {"moves": ["h8"]}),
 ]
 
 
@@ -385,6 +421,18 @@ def check_document(doc):
             Draft202012Validator.check_schema(schema)
         except Exception as e:  # SchemaError: report, do not stop
             errors.append("%s: not a valid JSON Schema 2020-12: %s" % (where, getattr(e, "message", e)))
+    for node, ptr in walk(doc):
+        if not (isinstance(node, dict) and ptr.endswith("/content")):
+            continue
+        for mt, media in node.items():
+            if not mt.startswith("image/"):
+                continue
+            if mt not in IMAGE_CHECKS:
+                errors.append("%s: no validator for %s in tests/openapi_check.py: add one" % (ptr, mt))
+            schema = media.get("schema", {}) if isinstance(media, dict) else {}
+            if schema.get("contentMediaType") != mt:
+                errors.append("%s/%s: the schema's contentMediaType is %r" % (ptr, pointer_escape(mt),
+                                                                             schema.get("contentMediaType")))
     routes = http_routes()
     served = {p for p in doc["paths"] if operations(doc, p)}
     for r in sorted(routes - served):
@@ -442,8 +490,9 @@ def schema_errors(doc, ptr, value):
 
 def expected_responses(doc, case):
     """(responses of the operation, pointer, operation or None, allowed methods or None)."""
-    ops = operations(doc, case.path)
-    item = doc["paths"].get(case.path) or {}
+    path = case.path.split("?")[0]
+    ops = operations(doc, path)
+    item = doc["paths"].get(path) or {}
     pending_op = item.get(case.method.lower())
     secured = any(op.get("security", doc.get("security")) != [] for op in ops.values()) if ops else True
     extra = {"401": {"$ref": "#/components/responses/Unauthorized"}} if secured else {}
@@ -453,7 +502,7 @@ def expected_responses(doc, case):
     if op is None:
         allow = {m.upper() for m in ops}
         return dict(extra, **{"405": {"$ref": "#/components/responses/MethodNotAllowed"}}), "", pending_op, allow
-    ptr = "#/paths/%s/%s/responses" % (pointer_escape(case.path), case.method.lower())
+    ptr = "#/paths/%s/%s/responses" % (pointer_escape(path), case.method.lower())
     return op["responses"], ptr, op, None
 
 
@@ -505,7 +554,7 @@ def check_answer(doc, case, status, headers, data):
     if (200 <= status < 300 and case.valid_request and op is not None and op.get("requestBody")
             and isinstance(case.body, (dict, list))):
         body = op["requestBody"]
-        bptr = "#/paths/%s/%s/requestBody" % (pointer_escape(case.path), case.method.lower())
+        bptr = "#/paths/%s/%s/requestBody" % (pointer_escape(case.path.split("?")[0]), case.method.lower())
         body, bptr = resolve(doc, body, bptr)
         errors += ["the server accepted a request the document refuses: %s" % e
                    for e in schema_errors(doc, bptr + "/content/application~1json/schema", case.body)]
@@ -523,6 +572,8 @@ def check_body(doc, resp, ptr, ctype, data):
     if is_pending(media):
         return ["the answer is %s, marked x-pending (%s): drop the marker and add cases" % (key, media["x-pending"])]
     base = key.split(";")[0].strip()
+    if base in IMAGE_CHECKS:
+        return IMAGE_CHECKS[base](data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -541,6 +592,45 @@ def check_body(doc, resp, ptr, ctype, data):
     else:
         return ["no validator for %s in tests/openapi_check.py: add one" % base]
     return schema_errors(doc, mptr + "/schema", value)
+
+
+def check_png(data):
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return ["not a PNG: no PNG signature"]
+    if len(data) < 33 or data[12:16] != b"IHDR":
+        return ["not a PNG: the first chunk is not IHDR"]
+    w, h = struct.unpack(">II", data[16:24])
+    if not (0 < w <= 4096 and 0 < h <= 4096):
+        return ["a PNG of %dx%d pixels" % (w, h)]
+    if data[-8:-4] != b"IEND":
+        return ["a PNG without its IEND chunk at the end"]
+    return []
+
+
+def check_gif(data):
+    if data[:6] not in (b"GIF87a", b"GIF89a"):
+        return ["not a GIF: no GIF87a/GIF89a header"]
+    w, h = struct.unpack("<HH", data[6:10]) if len(data) >= 10 else (0, 0)
+    if not (0 < w <= 4096 and 0 < h <= 4096):
+        return ["a GIF of %dx%d pixels" % (w, h)]
+    if data[-1:] != b"\x3b":
+        return ["a GIF without its trailer"]
+    return []
+
+
+def check_svg(data):
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as e:
+        return ["the SVG is not well-formed XML: %s" % e]
+    if root.tag != "{http://www.w3.org/2000/svg}svg":
+        return ["the root element is %s, not an SVG <svg>" % root.tag]
+    if not re.match(r"^0 0 [0-9]+ [0-9]+$", root.get("viewBox", "")):
+        return ["the <svg> has no viewBox '0 0 W H'"]
+    return []
+
+
+IMAGE_CHECKS = {"image/png": check_png, "image/gif": check_gif, "image/svg+xml": check_svg}
 
 
 def check_ndjson(doc, mptr, text):
