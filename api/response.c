@@ -102,7 +102,8 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) && put(o, "nps", cJSON_CreateNumber((double)nps)) &&
          put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
          put(o, "complete", cJSON_CreateBool(res->complete)) &&
-         put(o, "forbidden", move_array(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size));
+         put(o, "forbidden", move_array(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
+         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {
         cJSON_Delete(o);
@@ -380,7 +381,8 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
     ok = ok && put(o, "depth", cJSON_CreateNumber(res->depth)) &&
          put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
          put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
-         put(o, "complete", cJSON_CreateBool(res->complete));
+         put(o, "complete", cJSON_CreateBool(res->complete)) &&
+         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(cands);
     if (!ok) {
         cJSON_Delete(o);
