@@ -28,6 +28,7 @@
 
 #include "engine/engine.h"
 #include "engine/level.h"
+#include "engine/opening.h"
 
 #define API_ID_MAX 256
 #define API_FIELD_MAX 64
@@ -166,5 +167,69 @@ char *api_batch_json(const ApiBatch *b, const EngineResult *results);
  * {"depth", "seldepth", "best_move", "score", "winrate", "mate", "pv",
  *  "pvs" (with multipv > 1), "nodes", "time_ms"}. */
 char *api_progress_json(const ApiRequest *req, const EngineResult *partial);
+
+/* ---- openings and swap2 (api/openings.c) ------------------------------
+ *
+ * POST /v1/openings/balanced: {"id", "rule", "board_size", "stones": N,
+ * "count": K, "seed": S, "limits": {"depth": D, "nodes": B}} -> K openings
+ * of N stones (black first, alternating) in the 7x7 centre whose search to
+ * depth D (default OPENING_DEPTH, at most API_OPENINGS_MAX_DEPTH) finds
+ * |score| <= OPENING_BALANCE and no forced five; B bounds the nodes of all
+ * the searches together (default API_OPENINGS_NODES_PER_OPENING per
+ * opening asked, capped by the server's max_nodes). No time limit: the
+ * work is counted in nodes so that a seed always gives the same openings.
+ * stones outside 1..API_OPENINGS_MAX_STONES is a 400, a count over
+ * API_OPENINGS_MAX_COUNT a 413.
+ *
+ * POST /v1/swap2: {"id", "rule", "board_size", "moves": [0, 3 or 5 points],
+ * "limits", "seed"} -> the decision of the swap2 protocol for that stage
+ * (engine/swap2.h), with the options weighed. limits bound each of its
+ * searches (up to 1 + SWAP2_WHITE_LINES of them), as for an analysis.
+ *
+ * Both are "tasks": work for one worker that is not a single search. */
+#define API_OPENINGS_MAX_COUNT 16
+#define API_OPENINGS_MAX_STONES 12
+#define API_OPENINGS_MAX_DEPTH 8
+#define API_OPENINGS_NODES_PER_OPENING 2000000
+#define API_OPENINGS_TRIES_PER_OPENING 2000
+
+typedef enum { API_TASK_OPENINGS = 0, API_TASK_SWAP2 } ApiTaskKind;
+
+typedef struct {
+    bool has_id;
+    char id[API_ID_MAX + 1];
+    Rule rule;
+    int size, stones, count, depth;
+    uint64_t seed;
+    int64_t nodes; /* total budget */
+} ApiOpenings;
+
+typedef struct {
+    ApiRequest req; /* id, rule, size, the stones as moves, the limits of each search */
+    uint64_t seed;
+} ApiSwap2;
+
+bool api_parse_openings(const char *body, size_t len, const ApiCaps *caps, ApiOpenings *out, ApiProblem *err);
+bool api_parse_swap2(const char *body, size_t len, const ApiCaps *caps, ApiSwap2 *out, ApiProblem *err);
+
+typedef struct ApiTask ApiTask;
+
+/* Parses a task's body; NULL with *err set when it is refused (or memory is
+ * short: 500). Free with api_task_free. */
+ApiTask *api_task_parse(ApiTaskKind kind, const char *body, size_t len, const ApiCaps *caps, ApiProblem *err);
+void api_task_free(ApiTask *t);
+
+/* Runs the task's searches on e (a worker's engine), stopping early when
+ * *stop is set. Returns the nodes searched. */
+uint64_t api_task_run(ApiTask *t, Engine *e, const atomic_bool *stop);
+
+/* The task's answer (malloc'd JSON; NULL when out of memory) and its HTTP
+ * status in *status: 200, or a problem's (500 when the engine refused). */
+char *api_task_json(const ApiTask *t, int *status);
+
+/* The renju opening the first three stones of a position form (see
+ * engine/opening.h): the first three moves of a game, or the three stones
+ * of a diagram of exactly two black and one white stone. NULL when none. */
+const RenjuOpening *api_position_opening(const Position *pos);
 
 #endif

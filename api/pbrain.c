@@ -12,6 +12,7 @@
 
 #include "engine/board.h"
 #include "engine/rules.h"
+#include "engine/swap2.h"
 
 #define PB_NAME "gomokud"
 #define PB_AUTHOR "gomokud team"
@@ -46,7 +47,18 @@
  * finished line of a continuous game (BOARD field 3). */
 #define PB_BLOCKED 3
 
-typedef enum { MODE_COMMAND, MODE_BOARD } ReadMode;
+typedef enum { MODE_COMMAND, MODE_BOARD, MODE_SWAP2 } ReadMode;
+
+/* SWAP2BOARD, the swap2 opening of Gomocup tournaments (the Gomocup
+ * protocol's 2020 extension, gomocup.org "Experimental tournament update
+ * 2020"): between START and BOARD the manager sends SWAP2BOARD, the stones
+ * placed so far one "x,y" a line (black, white, black, then white, black),
+ * and DONE. With none the brain answers its three stones, "x,y x,y x,y";
+ * with three it answers SWAP (it takes black), one "x,y" (it stays white
+ * and plays the 4th stone), or "x,y x,y" (it places the 4th and 5th stones
+ * and lets the opponent choose); with five, SWAP (black) or "x,y" (it plays
+ * white's 6th stone). The decisions are engine/swap2.c's. */
+#define PB_SWAP2_MAX 5
 
 struct Pbrain {
     PbrainWriteFn write;
@@ -79,6 +91,9 @@ struct Pbrain {
     Move own[BOARD_MAX_MOVES], opp[BOARD_MAX_MOVES], wall[BOARD_MAX_MOVES];
     uint8_t in_grid[BOARD_CELLS];
     char board_err[PB_ERR_MAX];
+    int in_swap2;
+    uint64_t swap2_count; /* SWAP2BOARDs with no stone so far: the seed of the next three stones */
+    Move swap2_in[PB_SWAP2_MAX];
 
     /* Engine and the search job. */
     Engine *engine;
@@ -87,6 +102,8 @@ struct Pbrain {
     Position job_pos;
     Limits job_limits;
     int job_multipv; /* lines the command asked for */
+    bool job_swap2;  /* a SWAP2BOARD decision, not a search for a move */
+    Swap2Decision swap2;
     int64_t job_start;
     EngineResult result;
     bool job_pending, searching, quitting, shutdown;
@@ -366,6 +383,7 @@ static void start_search(Pbrain *pb, int multipv)
     l->on_info = on_info;
     l->info_ctx = pb;
     pb->job_multipv = multipv;
+    pb->job_swap2 = false;
     atomic_store(&pb->stop, false);
     pb->job_start = now_ms();
     pb->job_pending = true;
@@ -376,6 +394,9 @@ static void start_search(Pbrain *pb, int multipv)
  * the engine meanwhile). */
 static PositionError run_search(Pbrain *pb, int *index)
 {
+    if (pb->job_swap2)
+        return swap2_decide(pb->engine, pb->job_pos.rule, pb->job_pos.size, pb->job_pos.moves, pb->job_pos.nmoves,
+                            &pb->job_limits, pb->swap2_count++, &pb->swap2, index);
     PositionError err = engine_analyze(pb->engine, &pb->job_pos, &pb->job_limits, &pb->result, index);
     if (err == POSITION_FORBIDDEN && pb->job_pos.ordered) {
         /* a forbidden move the manager let through: go on from the diagram */
@@ -405,6 +426,20 @@ static void finish_search(Pbrain *pb, PositionError err, int index)
         }
         return;
     }
+    if (pb->job_swap2) {
+        const Swap2Decision *d = &pb->swap2;
+        if (d->choice == SWAP2_BLACK) {
+            reply(pb, "SWAP");
+            return;
+        }
+        char line[64] = "";
+        for (int i = 0; i < d->nmoves; i++) {
+            size_t n = strlen(line);
+            snprintf(line + n, sizeof line - n, "%s%d,%d", i ? " " : "", MOVE_X(d->moves[i]), MOVE_Y(d->moves[i]));
+        }
+        reply(pb, "%s", line);
+        return;
+    }
     const EngineResult *r = &pb->result;
     if (pb->job_multipv > 1) {
         for (int k = 0; k < r->npv && k < pb->job_multipv; k++) {
@@ -423,6 +458,73 @@ static void finish_search(Pbrain *pb, PositionError err, int index)
     }
     add_stone(pb, m);
     reply(pb, "%d,%d", MOVE_X(m), MOVE_Y(m));
+}
+
+/* Prepares a swap2 decision on the stones read (see MODE_SWAP2). The
+ * time for a move is shared by its searches: up to 1 + SWAP2_WHITE_LINES. */
+static void start_swap2(Pbrain *pb)
+{
+    if (!ensure_engine(pb)) {
+        reply(pb, "ERROR not enough memory for the engine");
+        return;
+    }
+    Position *p = &pb->job_pos;
+    memset(p, 0, sizeof *p);
+    p->rule = pb->rule;
+    p->size = pb->size;
+    p->ordered = true;
+    p->nmoves = pb->in_swap2;
+    memcpy(p->moves, pb->swap2_in, sizeof(Move) * (size_t)pb->in_swap2);
+    int index = -1;
+    PositionError e = position_check(p, &index);
+    if (e != POSITION_OK) {
+        reply(pb, "ERROR SWAP2BOARD: %s", position_error_text(e));
+        return;
+    }
+    Limits *l = &pb->job_limits;
+    memset(l, 0, sizeof *l);
+    int64_t budget = pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left,
+                                      pb->size * pb->size - pb->in_swap2);
+    int searches = pb->in_swap2 == 3 ? 1 + SWAP2_WHITE_LINES : 1;
+    l->time_ms = budget / searches > 0 ? budget / searches : 1;
+    l->depth = pb->max_depth;
+    l->nodes = pb->max_node;
+    l->stop = &pb->stop;
+    pb->job_multipv = 1;
+    pb->job_swap2 = true;
+    pb->job_start = now_ms();
+    atomic_store(&pb->stop, false);
+    pb->job_pending = true;
+    if (pb->have_worker) pthread_cond_signal(&pb->wake);
+}
+
+static void swap2_line(Pbrain *pb, const char *line)
+{
+    if (pb->board_err[0]) return;
+    Move m = *line ? move_parse_xy(line, pb->size) : MOVE_NONE;
+    if (m == MOVE_NONE) {
+        char q[40];
+        snprintf(pb->board_err, sizeof pb->board_err, "'%s' is not x,y on the %dx%d board", quote(line, q, sizeof q),
+                 pb->size, pb->size);
+        return;
+    }
+    if (pb->in_swap2 == PB_SWAP2_MAX) {
+        snprintf(pb->board_err, sizeof pb->board_err, "more than %d stones", PB_SWAP2_MAX);
+        return;
+    }
+    pb->swap2_in[pb->in_swap2++] = m;
+}
+
+static void swap2_done(Pbrain *pb)
+{
+    pb->mode = MODE_COMMAND;
+    if (!pb->board_err[0] && pb->in_swap2 != 0 && pb->in_swap2 != 3 && pb->in_swap2 != 5)
+        snprintf(pb->board_err, sizeof pb->board_err, "%d stones: swap2 decides with 0, 3 or 5", pb->in_swap2);
+    if (pb->board_err[0]) {
+        reply(pb, "ERROR SWAP2BOARD: %s", pb->board_err);
+        return;
+    }
+    start_swap2(pb);
 }
 
 /* ---- commands --------------------------------------------------------- */
@@ -745,6 +847,12 @@ static void cmd_yxnbest(Pbrain *pb, const char *args)
 /* Handles one trimmed, non-empty line (lock held, no search running). */
 static PbrainStatus process_line(Pbrain *pb, char *line)
 {
+    if (pb->mode == MODE_SWAP2) {
+        if (!strcasecmp(line, "DONE")) swap2_done(pb);
+        else if (!strcasecmp(line, "END")) return pb->quitting = true, PBRAIN_QUIT;
+        else swap2_line(pb, line);
+        return PBRAIN_CONTINUE;
+    }
     if (pb->mode == MODE_BOARD) {
         if (!strcasecmp(line, "DONE")) board_done(pb);
         else if (!strcasecmp(line, "END")) return pb->quitting = true, PBRAIN_QUIT;
@@ -768,6 +876,13 @@ static PbrainStatus process_line(Pbrain *pb, char *line)
     else if (!strcasecmp(line, "TURN")) cmd_turn(pb, args);
     else if (!strcasecmp(line, "BOARD")) cmd_board(pb, args, true);
     else if (!strcasecmp(line, "YXBOARD")) cmd_board(pb, args, false);
+    else if (!strcasecmp(line, "SWAP2BOARD")) {
+        pb->mode = MODE_SWAP2;
+        pb->in_swap2 = 0;
+        pb->board_err[0] = 0;
+        if (*args) snprintf(pb->board_err, sizeof pb->board_err, "SWAP2BOARD takes no argument");
+        else if (!pb->size) snprintf(pb->board_err, sizeof pb->board_err, "no board yet, send START first");
+    }
     else if (!strcasecmp(line, "TAKEBACK")) cmd_takeback(pb, args);
     else if (!strcasecmp(line, "ABOUT")) cmd_about(pb, args);
     else if (!strcasecmp(line, "INFO")) cmd_info(pb, args);

@@ -724,3 +724,151 @@ Limits api_limits(const ApiRequest *req)
     l.no_book = req->no_book;
     return l;
 }
+
+/* ---- openings and swap2 ------------------------------------------------ */
+
+bool api_parse_openings(const char *body, size_t len, const ApiCaps *caps, ApiOpenings *out, ApiProblem *err)
+{
+    enum { O_ID, O_RULE, O_SIZE, O_STONES, O_COUNT, O_SEED, O_LIMITS, O_N };
+    static const char *const keys[O_N] = {"id", "rule", "board_size", "stones", "count", "seed", "limits"};
+    const cJSON *k[O_N];
+    bool empty, ok = false;
+    double d;
+    memset(out, 0, sizeof *out);
+    out->rule = RULE_FREESTYLE;
+    out->size = BOARD_DEFAULT_SIZE;
+    out->depth = OPENING_DEPTH;
+    if (!body) len = 0;
+    cJSON *root = parse_json(body, len, &empty, err);
+    if (!root)
+        return empty ? api_problem(err, 400, "", "the body is empty: send {\"stones\": N, \"count\": K}") : false;
+    if (!cJSON_IsObject(root)) {
+        api_problem(err, 400, "", "the request must be a JSON object, not %s", json_type_name(root));
+        goto done;
+    }
+    if (!collect_members(root, keys, O_N, k, "", err)) goto done;
+    if (k[O_ID]) {
+        size_t n = cJSON_IsString(k[O_ID]) ? strlen(k[O_ID]->valuestring) : 0;
+        if (!cJSON_IsString(k[O_ID]) || n > API_ID_MAX || !utf8_valid(k[O_ID]->valuestring)) {
+            api_problem(err, 400, "id", "id must be a UTF-8 string of at most %d bytes", API_ID_MAX);
+            goto done;
+        }
+        memcpy(out->id, k[O_ID]->valuestring, n + 1);
+        out->has_id = true;
+    }
+    if (k[O_RULE] && !(cJSON_IsString(k[O_RULE]) && rule_parse(k[O_RULE]->valuestring, &out->rule))) {
+        api_problem(err, 400, "rule", "rule must be \"freestyle\", \"standard\" or \"renju\"");
+        goto done;
+    }
+    if (k[O_SIZE]) {
+        if (!as_integer(k[O_SIZE], &d) || d < BOARD_MIN_SIZE || d > BOARD_MAX_SIZE) {
+            api_problem(err, 400, "board_size", "board_size must be an integer from %d to %d", BOARD_MIN_SIZE,
+                        BOARD_MAX_SIZE);
+            goto done;
+        }
+        out->size = (int)d;
+    }
+    int region = out->size < OPENING_REGION ? out->size : OPENING_REGION;
+    int max_stones = region * region / 2 < API_OPENINGS_MAX_STONES ? region * region / 2 : API_OPENINGS_MAX_STONES;
+    if (!k[O_STONES] || !as_integer(k[O_STONES], &d) || d < 1 || d > max_stones) {
+        api_problem(err, 400, "stones", "stones must be an integer from 1 to %d (on a %dx%d board)", max_stones,
+                    out->size, out->size);
+        goto done;
+    }
+    out->stones = (int)d;
+    if (!k[O_COUNT] || !as_integer(k[O_COUNT], &d) || d < 1) {
+        api_problem(err, 400, "count", "count must be a positive integer");
+        goto done;
+    }
+    if (d > API_OPENINGS_MAX_COUNT) {
+        api_problem(err, 413, "count", "count is over %d openings a request", API_OPENINGS_MAX_COUNT);
+        goto done;
+    }
+    out->count = (int)d;
+    d = 0;
+    if (k[O_SEED] && (!as_integer(k[O_SEED], &d) || d < 0 || d > API_SEED_MAX)) {
+        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
+        goto done;
+    }
+    out->seed = (uint64_t)d;
+    int64_t nodes = (int64_t)out->count * API_OPENINGS_NODES_PER_OPENING;
+    if (k[O_LIMITS]) {
+        static const char *const lkeys[] = {"depth", "nodes"};
+        const cJSON *l[2];
+        if (!cJSON_IsObject(k[O_LIMITS])) {
+            api_problem(err, 400, "limits", "limits must be an object, not %s", json_type_name(k[O_LIMITS]));
+            goto done;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(k[O_LIMITS], "time_ms")) {
+            api_problem(err, 400, "limits.time_ms",
+                        "the work of balanced openings is bounded in nodes (limits.nodes), not time, so that a seed "
+                        "always gives the same openings");
+            goto done;
+        }
+        if (!collect_members(k[O_LIMITS], lkeys, 2, l, "limits.", err)) goto done;
+        if (l[0]) {
+            if (!as_integer(l[0], &d) || d < 1 || d > API_OPENINGS_MAX_DEPTH) {
+                api_problem(err, 400, "limits.depth", "limits.depth must be an integer from 1 to %d",
+                            API_OPENINGS_MAX_DEPTH);
+                goto done;
+            }
+            out->depth = (int)d;
+        }
+        if (l[1]) {
+            if (!as_integer(l[1], &d) || d < 1) {
+                api_problem(err, 400, "limits.nodes", "limits.nodes must be a positive integer");
+                goto done;
+            }
+            nodes = d > LIMIT_CLAMP ? (int64_t)LIMIT_CLAMP : (int64_t)d;
+        }
+    }
+    if (caps && caps->max_nodes > 0 && nodes > caps->max_nodes) nodes = caps->max_nodes;
+    out->nodes = nodes;
+    ok = true;
+done:
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool api_parse_swap2(const char *body, size_t len, const ApiCaps *caps, ApiSwap2 *out, ApiProblem *err)
+{
+    bool empty, dup_seed, ok = false;
+    memset(out, 0, sizeof *out);
+    if (!body) len = 0;
+    cJSON *root = parse_json(body, len, &empty, err), *seed = NULL;
+    if (!root)
+        return empty ? api_problem(err, 400, "", "the body is empty: send {\"moves\": []} for the first decision")
+                     : false;
+    if (!cJSON_IsObject(root)) {
+        api_problem(err, 400, "", "the request must be a JSON object, not %s", json_type_name(root));
+        goto done;
+    }
+    static const char *const refused[] = {"stones", "to_move", "multipv"};
+    for (int i = 0; i < 3; i++)
+        if (cJSON_GetObjectItemCaseSensitive(root, refused[i])) {
+            api_problem(err, 400, refused[i], "swap2 takes the stones in the order they were placed, as moves; "
+                        "'%s' is not one of its members", refused[i]);
+            goto done;
+        }
+    seed = detach_member(root, "seed", &dup_seed, err);
+    if (dup_seed) goto done;
+    double d = 0;
+    if (seed && (!as_integer(seed, &d) || d < 0 || d > API_SEED_MAX)) {
+        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
+        goto done;
+    }
+    out->seed = (uint64_t)d;
+    if (!parse_game(root, caps, &out->req, err, false, NULL, NULL)) goto done;
+    int n = out->req.pos.nmoves;
+    if (n != 0 && n != 3 && n != 5) {
+        api_problem(err, 422, "moves",
+                    "swap2 decides with 0, 3 or 5 stones on the board (black, white, black, then white, black), "
+                    "not %d", n);
+        goto done;
+    }
+    ok = true;
+done:
+    cJSON_Delete(seed);
+    cJSON_Delete(root);
+    return ok;
+}

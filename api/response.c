@@ -75,6 +75,9 @@ static cJSON *pv_object(const PvLine *line, int size)
     return o;
 }
 
+/* api/openings.c: a renju opening as JSON, null for none. */
+cJSON *api_opening_value(const RenjuOpening *o);
+
 static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
 {
     int size = req->pos.size;
@@ -103,6 +106,7 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
          put(o, "complete", cJSON_CreateBool(res->complete)) &&
          put(o, "forbidden", move_array(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
+         put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
          put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {
@@ -289,7 +293,8 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
     bool ok = o && arr;
     if (ok && r->game.has_id) ok = put(o, "id", cJSON_CreateString(r->game.id));
     ok = ok && put(o, "rule", cJSON_CreateString(rule_name(r->game.pos.rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(r->game.pos.size));
+         put(o, "board_size", cJSON_CreateNumber(r->game.pos.size)) &&
+         put(o, "opening", api_opening_value(api_position_opening(&r->game.pos)));
     for (int i = 0; ok && i < r->n; i++) {
         MoveReview m = review_move(r, results, i);
         int side = i % 2;

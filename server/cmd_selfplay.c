@@ -37,6 +37,7 @@
 #include "engine/board.h"
 #include "engine/engine.h"
 #include "engine/level.h"
+#include "engine/opening.h"
 #include "engine/rules.h"
 #include "server/commands.h"
 #include "server/selfplay.h"
@@ -51,46 +52,28 @@
 
 /* Openings: four to six stones in the 7x7 centre, made from a fixed seed
  * and kept only when a short search finds them roughly balanced; a bare
- * two-stone start is a sure win for black at any depth that matters. Only
- * as many are made as the match needs (games / 2 + 1), so raising the caps
- * changes neither the first openings nor the cost of a short match. About
- * one try in a hundred is kept, at a few ms a try: 256 freestyle openings
- * took 138 s of one (shared) core, 64 about 30 s. Should OPENING_TRIES run
- * out first, the match has fewer openings (see the --nodes cap below). */
+ * two-stone start is a sure win for black at any depth that matters. The
+ * generator is engine/opening.c's (also behind gomokud opengen and POST
+ * /v1/openings/balanced), with its threshold: |score| <= OPENING_BALANCE at
+ * OPENING_DEPTH. Only as many are made as the match needs (games / 2 + 1),
+ * so raising the caps changes neither the first openings nor the cost of a
+ * short match. About one try in a hundred is kept, at a few ms a try: 256
+ * freestyle openings took 138 s of one (shared) core, 64 about 30 s. Should
+ * OPENING_TRIES run out first, the match has fewer openings (see the
+ * --nodes cap below). */
 #define OPENING_TRIES 40000
-#define OPENING_BALANCE 60 /* |score| at OPENING_DEPTH */
-#define OPENING_DEPTH 4
+#define OPENING_SEED 0x5e1f9147ull
 #define MAX_OPENINGS 256
 
-typedef struct {
-    int n;
-    Move moves[8];
-} Opening;
+typedef BalancedOpening Opening;
 
 static int make_openings(Rule rule, Opening *out, int want)
 {
     Engine *e = engine_new(&(EngineOptions){.tt_mib = 4});
     if (!e) return 0;
-    uint64_t seed = 0x5e1f9147ull;
-    int n = 0;
-    for (int t = 0; t < OPENING_TRIES && n < want; t++) {
-        Position p = {.rule = rule, .size = 15, .ordered = true};
-        int stones = 4 + t % 3;
-        while (p.nmoves < stones) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            Move m = MOVE_XY(4 + (int)(seed >> 33) % 7, 4 + (int)(seed >> 45) % 7);
-            bool taken = false;
-            for (int i = 0; i < p.nmoves; i++) taken |= p.moves[i] == m;
-            if (!taken) p.moves[p.nmoves++] = m;
-        }
-        EngineResult r;
-        engine_clear(e);
-        if (engine_analyze(e, &p, &(Limits){.depth = OPENING_DEPTH}, &r, NULL) != POSITION_OK) continue;
-        if (r.mate || r.score > OPENING_BALANCE || r.score < -OPENING_BALANCE) continue;
-        out[n].n = p.nmoves;
-        memcpy(out[n].moves, p.moves, sizeof(Move) * (size_t)p.nmoves);
-        n++;
-    }
+    OpeningGenParams p = {.rule = rule, .size = 15, .min_stones = 4, .max_stones = 6, .seed = OPENING_SEED,
+                          .max_tries = OPENING_TRIES};
+    int n = opening_balanced(e, &p, out, want, NULL);
     engine_free(e);
     return n;
 }

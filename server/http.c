@@ -112,6 +112,7 @@ typedef struct {
     bool move;          /* POST /v1/move: single is mv.req */
     ApiMove mv;
     ApiBatch b;         /* batch */
+    ApiTask *task;      /* openings or swap2: one item, not one search (api/openings.c) */
     bool failed;        /* !batch: the engine refused the position */
     Fault fault;        /* injected failure (tests only) */
     ApiProblem problem; /* ... and why */
@@ -301,6 +302,8 @@ static MetricsRoute route_of(const char *url)
     if (!strcmp(url, "/readyz")) return ROUTE_READYZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/v1/openapi.json")) return ROUTE_OPENAPI;
+    if (!strcmp(url, "/v1/openings/balanced")) return ROUTE_OPENINGS;
+    if (!strcmp(url, "/v1/swap2")) return ROUTE_SWAP2;
     if (web_path_ok(url)) return ROUTE_STATIC;
     return ROUTE_OTHER;
 }
@@ -313,6 +316,8 @@ static const char *route_allow(MetricsRoute route)
     case ROUTE_BATCH:
     case ROUTE_REVIEW:
     case ROUTE_MOVE:
+    case ROUTE_OPENINGS:
+    case ROUTE_SWAP2:
         return "POST";
     case ROUTE_OTHER:
         return NULL;
@@ -494,6 +499,7 @@ static void job_free(Job *j)
 {
     if (!j) return;
     if (j->batch) api_batch_free(&j->b);
+    api_task_free(j->task);
     if (j->st.ready) pthread_mutex_destroy(&j->st.mu);
     free(j->st.buf);
     free(j->results);
@@ -514,7 +520,7 @@ static Request *request_new(Server *s, struct MHD_Connection *conn, const char *
     r->get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     r->post = !strcmp(method, MHD_HTTP_METHOD_POST);
     r->wants_body = r->post && (r->route == ROUTE_ANALYZE || r->route == ROUTE_BATCH || r->route == ROUTE_REVIEW ||
-                                  r->route == ROUTE_MOVE);
+                                  r->route == ROUTE_MOVE || r->route == ROUTE_OPENINGS || r->route == ROUTE_SWAP2);
     sanitize_path(method, r->method, sizeof r->method);
     sanitize_path(url, r->path, sizeof r->path);
     sanitize_rid(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-ID"), r->rid);
@@ -1003,6 +1009,8 @@ static void job_finish(Server *s, Request *r)
         } else if (j->batch) {
             j->out = api_batch_json(&j->b, j->results);
             j->out_status = 200;
+        } else if (j->task) {
+            j->out = api_task_json(j->task, &j->out_status);
         } else if (j->failed) {
             j->out = api_problem_json(&j->problem);
             j->out_status = j->problem.status;
@@ -1037,6 +1045,14 @@ static void run_item(void *ctx, void *state, void *item)
     int i = it->index;
     if (atomic_load(&j->gone)) {
         metrics_cancel(&s->metrics, CANCEL_QUEUED); /* dropped unsearched */
+    } else if (j->task) { /* openings or swap2: its own searches, one after the other */
+        int64_t t0 = now_ns();
+        int_fast64_t unset = 0;
+        atomic_compare_exchange_strong(&j->started_ns, &unset, t0);
+        uint64_t nodes = api_task_run(j->task, e, &j->stop);
+        int64_t took = now_ns() - t0;
+        atomic_fetch_add(&j->search_ns, took);
+        metrics_search(&s->metrics, (double)took / 1e9, nodes, !atomic_load(&j->stop));
     } else {
         ApiRequest *q = j->batch ? &j->b.reqs[i] : &j->single;
         EngineResult *res = &j->results[i];
@@ -1151,10 +1167,20 @@ static enum MHD_Result analyze(Request *r)
     j->review = r->route == ROUTE_REVIEW;
     j->fault = r->fault;
     j->move = r->route == ROUTE_MOVE;
-    j->fmt = j->move ? STREAM_NONE : wanted_stream(r->conn); /* a move is one answer, not a stream */
+    bool task = r->route == ROUTE_OPENINGS || r->route == ROUTE_SWAP2;
+    j->fmt = j->move || task ? STREAM_NONE : wanted_stream(r->conn); /* one answer, not a stream */
     const char *body = r->body ? r->body : "";
     int nrun = 0;
-    if (j->move) {
+    if (task) {
+        j->task = api_task_parse(r->route == ROUTE_OPENINGS ? API_TASK_OPENINGS : API_TASK_SWAP2, body, r->len,
+                                 &s->caps, &p);
+        if (!j->task) {
+            job_free(j);
+            metrics_reject(&s->metrics, reject_reason(p.status));
+            return reply_problem(r, &p, NULL, false);
+        }
+        j->n = nrun = 1;
+    } else if (j->move) {
         if (!api_parse_move(body, r->len, &s->caps, &j->mv, &p)) {
             job_free(j);
             metrics_reject(&s->metrics, reject_reason(p.status));
@@ -1375,6 +1401,8 @@ static enum MHD_Result dispatch(Request *r, const char *url)
     case ROUTE_BATCH:
     case ROUTE_REVIEW:
     case ROUTE_MOVE:
+    case ROUTE_OPENINGS:
+    case ROUTE_SWAP2:
         if (!r->post) return method_not_allowed(r);
         return analyze(r);
     case ROUTE_STATIC:

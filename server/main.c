@@ -12,6 +12,7 @@ static void usage(FILE *f)
             "       gomokud analyze [options]    JSON requests on stdin, one per line; results on stdout\n"
             "       gomokud bench [depth]        fixed-depth search bench: nodes, nodes/s, signature\n"
             "       gomokud selfplay [options]   play two engine configurations against each other\n"
+            "       gomokud opengen [options]    balanced openings, one per line\n"
             "       gomokud --version | --help\n"
             "Each command takes --help for its options.\n");
 }
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "analyze")) return cmd_analyze(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "selfplay")) return cmd_selfplay(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "opengen")) return cmd_opengen(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "serve")) return cmd_serve(argc - 2, argv + 2);
     if (argc > 1 && argv[1][0] != '-') {
         fprintf(stderr, "gomokud: unknown command '%s'\n", argv[1]);

@@ -15,7 +15,7 @@ static const double TIME_BOUNDS[METRICS_TIME_BUCKETS] = {0.0005, 0.001, 0.0025, 
 
 static const char *const ROUTE_LABELS[ROUTE_COUNT] = {
     "/v1/analyze", "/v1/analyze/batch", "/v1/review", "/v1/move", "/v1/info", "/livez", "/readyz", "/metrics",
-    "/v1/openapi.json", "static", "other",
+    "/v1/openapi.json", "static", "/v1/openings/balanced", "/v1/swap2", "other",
 };
 
 static const char *const REJECT_LABELS[REJECT_COUNT] = {

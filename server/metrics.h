@@ -25,6 +25,8 @@ typedef enum {
     ROUTE_METRICS,
     ROUTE_OPENAPI,     /* GET /v1/openapi.json */
     ROUTE_STATIC,      /* GET / and the board page's files */
+    ROUTE_OPENINGS,    /* POST /v1/openings/balanced */
+    ROUTE_SWAP2,       /* POST /v1/swap2 */
     ROUTE_OTHER, /* anything else (404) */
     ROUTE_COUNT
 } MetricsRoute;

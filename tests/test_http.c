@@ -1981,3 +1981,132 @@ Test(http, web_root_serves_a_directory_instead_of_the_built_in_page, .timeout = 
     cr_assert_not(config_finish(&c, err, sizeof err), "a missing web_root is refused");
     cr_assert(strstr(err, "web_root"), "%s", err);
 }
+
+/* ---- openings and swap2 ------------------------------------------------ */
+
+/* The moves array of a JSON answer as a JSON array text ("[]" when none). */
+static void moves_of(const char *body, const char *member, char *out, size_t n)
+{
+    cJSON *j = cJSON_Parse(body);
+    cr_assert_not_null(j, "not JSON: %s", body);
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(j, member);
+    cr_assert(cJSON_IsArray(m), "no %s array in %s", member, body);
+    char *txt = cJSON_PrintUnformatted(m);
+    snprintf(out, n, "%s", txt);
+    free(txt);
+    cJSON_Delete(j);
+}
+
+Test(http, swap2_is_played_through_against_itself, .timeout = 120)
+{
+    start_default();
+    char placed[128], more[128], body[512];
+    /* (a) the first player places three stones */
+    Resp r = request("POST", "/v1/swap2", "{\"rule\":\"standard\",\"moves\":[],\"seed\":3,\"limits\":{\"depth\":4}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"choice\":\"place3\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"options\":[{\"choice\":\"place3\""), "%s", r.body);
+    moves_of(r.body, "moves", placed, sizeof placed);
+    resp_free(&r);
+    /* the same seed, the same stones */
+    r = request("POST", "/v1/swap2", "{\"rule\":\"standard\",\"moves\":[],\"seed\":3,\"limits\":{\"depth\":4}}", NULL);
+    moves_of(r.body, "moves", more, sizeof more);
+    cr_assert_str_eq(placed, more);
+    resp_free(&r);
+    /* (b) the second player: white, black or two more stones, with its reasons */
+    snprintf(body, sizeof body, "{\"rule\":\"standard\",\"moves\":%s,\"limits\":{\"depth\":4}}", placed);
+    r = request("POST", "/v1/swap2", body, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "{\"choice\":\"white\",\"winrate\":") && strstr(r.body, "{\"choice\":\"black\",\"winrate\":"),
+              "both colours weighed: %s", r.body);
+    cr_assert(strstr(r.body, "\"reason\":\""), "%s", r.body);
+    if (strstr(r.body, "\"choice\":\"place2\",\"moves\"")) {
+        moves_of(r.body, "moves", more, sizeof more);
+        /* (c) the first player chooses a colour after five stones */
+        snprintf(body, sizeof body, "{\"rule\":\"standard\",\"moves\":[%.*s,%.*s],\"limits\":{\"depth\":4}}",
+                 (int)strlen(placed) - 2, placed + 1, (int)strlen(more) - 2, more + 1);
+        resp_free(&r);
+        r = request("POST", "/v1/swap2", body, NULL);
+        cr_assert_eq(r.status, 200, "%s: %s", body, r.body);
+        cr_assert(strstr(r.body, "\"stones\":5"), "%s", r.body);
+        cr_assert(strstr(r.body, "\"choice\":\"white\",\"moves\"") || strstr(r.body, "\"choice\":\"black\",\"moves\""),
+                  "%s", r.body);
+    } else {
+        cr_assert(strstr(r.body, "\"choice\":\"white\",\"moves\"") || strstr(r.body, "\"choice\":\"black\",\"moves\""),
+                  "%s", r.body);
+    }
+    resp_free(&r);
+    /* bad stages and members are problems naming the field */
+    r = request("POST", "/v1/swap2", "{\"moves\":[\"h8\",\"h9\"]}", NULL);
+    assert_problem(&r, 422, "moves");
+    resp_free(&r);
+    r = request("POST", "/v1/swap2", "{\"moves\":[],\"seed\":-1}", NULL);
+    assert_problem(&r, 400, "seed");
+    resp_free(&r);
+    r = request("POST", "/v1/swap2", "{\"stones\":{\"black\":[\"h8\"]}}", NULL);
+    assert_problem(&r, 400, "stones");
+    resp_free(&r);
+    r = request("GET", "/v1/swap2", NULL, NULL);
+    cr_assert_eq(r.status, 405);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, balanced_openings_are_near_even_bounded_and_named, .timeout = 60)
+{
+    start_default();
+    const char *ask = "{\"id\":\"t\",\"rule\":\"renju\",\"stones\":3,\"count\":2,\"seed\":11}";
+    Resp r = request("POST", "/v1/openings/balanced", ask, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cJSON *j = cJSON_Parse(r.body);
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    cr_assert_eq(cJSON_GetArraySize(arr), 2, "%s", r.body);
+    for (int i = 0; i < 2; i++) {
+        cJSON *o = cJSON_GetArrayItem(arr, i);
+        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "moves")), 3);
+        double s = cJSON_GetObjectItemCaseSensitive(o, "score")->valuedouble;
+        cr_assert(s <= 60 && s >= -60, "score %g", s);
+        cr_assert_not_null(cJSON_GetObjectItemCaseSensitive(o, "opening"));
+    }
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    cJSON_Delete(j);
+    Resp again = request("POST", "/v1/openings/balanced", ask, NULL);
+    cr_assert_str_eq(again.body, r.body, "the same seed gives the same openings");
+    resp_free(&again);
+    resp_free(&r);
+    r = request("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":17}", NULL);
+    assert_problem(&r, 413, "count");
+    resp_free(&r);
+    r = request("POST", "/v1/openings/balanced", "{\"stones\":13,\"count\":1}", NULL);
+    assert_problem(&r, 400, "stones");
+    resp_free(&r);
+    r = request("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":1,\"limits\":{\"time_ms\":100}}", NULL);
+    assert_problem(&r, 400, "limits.time_ms");
+    resp_free(&r);
+    /* a tiny node budget: fewer openings, said so */
+    r = request("POST", "/v1/openings/balanced", "{\"stones\":4,\"count\":4,\"limits\":{\"nodes\":1000}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"complete\":false"), "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, analyze_and_review_name_the_renju_opening, .timeout = 60)
+{
+    start_default();
+    Resp r = request("POST", "/v1/analyze", "{\"rule\":\"renju\",\"moves\":[\"h8\",\"i9\",\"j10\"],\"limits\":{\"depth\":2}}",
+                     NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"opening\":{\"name\":\"Chosei\""), "%s", r.body);
+    cr_assert(strstr(r.body, "\"kind\":\"indirect\""), "%s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/analyze", "{\"moves\":[\"a1\",\"i9\",\"j10\"],\"limits\":{\"depth\":2}}", NULL);
+    cr_assert(strstr(r.body, "\"opening\":null"), "%s", r.body);
+    resp_free(&r);
+    r = request("POST", "/v1/review", "{\"rule\":\"renju\",\"moves\":[\"h8\",\"g8\",\"g9\",\"a1\"],\"limits\":{\"depth\":2}}",
+                NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"opening\":{\"name\":\"Kagetsu\""), "%s", r.body);
+    resp_free(&r);
+    stop();
+}

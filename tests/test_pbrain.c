@@ -896,6 +896,45 @@ Test(pbrain, real_brain_answers_its_last_move_when_the_input_ends, .timeout = 30
     close(p.from);
 }
 
+/* SWAP2BOARD: the brain plays every decision of swap2, both sides. */
+Test(pbrain, swap2board_is_played_through_against_itself, .init = setup, .fini = teardown, .timeout = 120)
+{
+    cr_assert_str_eq(script("START 15\nINFO rule 0\nINFO timeout_turn 300"), "OK");
+    const char *three = script("SWAP2BOARD\nDONE");
+    Move m[5];
+    char a[16], b[16], c[16], tail[64];
+    cr_assert_eq(sscanf(three, "%15s %15s %15s", a, b, c), 3, "three stones: '%s'", three);
+    m[0] = reply_point(a, 15);
+    m[1] = reply_point(b, 15);
+    m[2] = reply_point(c, 15);
+    char buf[256];
+    snprintf(buf, sizeof buf, "SWAP2BOARD\n%s\n%s\n%s\nDONE", a, b, c);
+    snprintf(tail, sizeof tail, "%s", script(buf));
+    if (!strcmp(tail, "SWAP")) return; /* takes black */
+    char d[16], e[16];
+    int n = sscanf(tail, "%15s %15s", d, e);
+    cr_assert(n == 1 || n == 2, "SWAP, a move or two stones: '%s'", tail);
+    m[3] = reply_point(d, 15);
+    for (int i = 0; i < 3; i++) cr_assert_neq(m[3], m[i], "on a stone: '%s'", tail);
+    if (n == 1) return; /* plays white */
+    m[4] = reply_point(e, 15);
+    snprintf(buf, sizeof buf, "SWAP2BOARD\n%s\n%s\n%s\n%s\n%s\nDONE", a, b, c, d, e);
+    const char *last = script(buf);
+    cr_assert(!strcmp(last, "SWAP") || move_parse_xy(last, 15) != MOVE_NONE, "SWAP or white's move: '%s'", last);
+    if (strcmp(last, "SWAP")) {
+        Move w = reply_point(last, 15);
+        for (int i = 0; i < 5; i++) cr_assert_neq(w, m[i]);
+    }
+}
+
+Test(pbrain, swap2board_refuses_other_stone_counts_and_bad_lines, .init = setup, .fini = teardown)
+{
+    cr_assert_str_eq(script("START 15"), "OK");
+    cr_assert(starts_with(script("SWAP2BOARD\n7,7\nDONE"), "ERROR SWAP2BOARD: 1 stones"));
+    cr_assert(starts_with(script("SWAP2BOARD\n7,7\nbanana\n8,8\nDONE"), "ERROR SWAP2BOARD: 'banana'"));
+    cr_assert(starts_with(script("SWAP2BOARD\n7,7\n7,7\n8,8\nDONE"), "ERROR SWAP2BOARD:"));
+}
+
 /* ---- the opening book ---------------------------------------------------- */
 
 /* A book whose only entry answers h8 (freestyle) with a corner, a move no

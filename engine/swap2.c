@@ -1,0 +1,120 @@
+/* swap2.c - swap2 opening decisions (see swap2.h). */
+#include "swap2.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "opening.h"
+
+const char *swap2_choice_name(Swap2Choice c)
+{
+    switch (c) {
+    case SWAP2_PLACE3: return "place3";
+    case SWAP2_WHITE: return "white";
+    case SWAP2_BLACK: return "black";
+    case SWAP2_PLACE2: return "place2";
+    }
+    return "?";
+}
+
+static PositionError search(Engine *e, const Position *p, const Limits *base, int lines, EngineResult *r,
+                            Swap2Decision *out, int *index)
+{
+    Limits l = *base;
+    l.multipv = lines;
+    l.on_info = NULL;
+    PositionError pe = engine_analyze(e, p, &l, r, index);
+    if (pe != POSITION_OK) return pe;
+    out->nodes += r->nodes;
+    out->complete &= r->complete;
+    return POSITION_OK;
+}
+
+/* Fills the white-to-move part of *out from a search of p. */
+static PositionError weigh_white(Engine *e, const Position *p, const Limits *l, int lines, EngineResult *r,
+                                 Swap2Decision *out, int *index)
+{
+    PositionError pe = search(e, p, l, lines, r, out, index);
+    if (pe != POSITION_OK) return pe;
+    out->white_best = r->best_move;
+    out->white_score = r->score;
+    out->white_mate = r->mate;
+    out->white_winrate = engine_winrate(r->score, r->mate);
+    out->depth = r->depth;
+    return POSITION_OK;
+}
+
+PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, int n, const Limits *limits,
+                           uint64_t seed, Swap2Decision *out, int *index)
+{
+    memset(out, 0, sizeof *out);
+    out->complete = true;
+    out->white_best = out->place2[0] = out->place2[1] = MOVE_NONE;
+    if (index) *index = -1;
+    if (n != 0 && n != 3 && n != 5) return POSITION_TOO_MANY;
+    Position p = {.rule = rule, .size = size, .ordered = true, .nmoves = n};
+    memcpy(p.moves, moves, sizeof(Move) * (size_t)n);
+    EngineResult r, rb;
+
+    if (n == 0) {
+        OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3, .seed = seed,
+                              .max_tries = SWAP2_PLACE3_TRIES, .max_nodes = limits->nodes, .stop = limits->stop};
+        BalancedOpening o;
+        OpeningGenStats st;
+        int got = opening_balanced(e, &g, &o, 1, &st);
+        out->place3_tries = st.tries;
+        out->nodes += (uint64_t)st.nodes;
+        if (!got) return POSITION_FULL;
+        out->choice = SWAP2_PLACE3;
+        out->nmoves = 3;
+        memcpy(out->moves, o.moves, sizeof o.moves[0] * 3);
+        p.nmoves = 3;
+        memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
+        return weigh_white(e, &p, limits, 1, &r, out, index);
+    }
+
+    PositionError pe = weigh_white(e, &p, limits, n == 3 ? SWAP2_WHITE_LINES : 1, &r, out, index);
+    if (pe != POSITION_OK) return pe;
+    double v = out->white_winrate;
+    if (n == 5 || fabs(v - 0.5) >= SWAP2_EDGE) {
+        out->choice = v >= 0.5 ? SWAP2_WHITE : SWAP2_BLACK;
+        if (out->choice == SWAP2_WHITE) out->moves[out->nmoves++] = out->white_best;
+        return POSITION_OK;
+    }
+
+    /* No clear edge: two more stones that keep it even. */
+    out->place2_weighed = true;
+    int nwhite = r.npv;
+    Move whites[SWAP2_WHITE_LINES];
+    for (int i = 0; i < nwhite && i < SWAP2_WHITE_LINES; i++) whites[i] = r.pvs[i].move;
+    double best_gap = 2;
+    for (int i = 0; i < nwhite && i < SWAP2_WHITE_LINES; i++) {
+        if (limits->stop && atomic_load(limits->stop)) break;
+        p.nmoves = 4;
+        p.moves[3] = whites[i];
+        if (search(e, &p, limits, SWAP2_BLACK_LINES, &rb, out, NULL) != POSITION_OK) continue;
+        for (int j = 0; j < rb.npv; j++) {
+            double w = 1 - engine_winrate(rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
+            double gap = fabs(w - 0.5);
+            if (gap < best_gap) {
+                best_gap = gap;
+                out->place2_found = true;
+                out->place2[0] = whites[i];
+                out->place2[1] = rb.pvs[j].move;
+                out->place2_score = -rb.pvs[j].score;
+                out->place2_mate = -rb.pvs[j].mate;
+                out->place2_winrate = w;
+            }
+        }
+    }
+    if (out->place2_found && best_gap < SWAP2_EDGE) {
+        out->choice = SWAP2_PLACE2;
+        out->nmoves = 2;
+        out->moves[0] = out->place2[0];
+        out->moves[1] = out->place2[1];
+    } else {
+        out->choice = v >= 0.5 ? SWAP2_WHITE : SWAP2_BLACK;
+        if (out->choice == SWAP2_WHITE) out->moves[out->nmoves++] = out->white_best;
+    }
+    return POSITION_OK;
+}
