@@ -34,12 +34,15 @@ API_LIB = $(BUILD)/libapi.a
 SERVER_LIB = $(BUILD)/libserver.a
 OPENAPI_C = $(BUILD)/gen/openapi_doc.c
 OPENAPI_OBJ = $(BUILD)/gen/openapi_doc.o
+BOOK_C = $(BUILD)/gen/book_data.c
+BOOK_OBJ = $(BUILD)/gen/book_data.o
 
 GOMOKUD = $(BUILD)/bin/gomokud
 PBRAIN = $(BUILD)/bin/pbrain-gomokud
 BENCH_CORE = $(BUILD)/bin/bench-core
 TRAIN_EVAL = $(BUILD)/bin/train-eval
 GEN_DATA = $(BUILD)/bin/gen-data
+MAKE_BOOK = $(BUILD)/bin/make-book
 UNIT = $(BUILD)/bin/unit-tests
 EMBED_FILES = $(BUILD)/bin/embed-files
 
@@ -48,14 +51,14 @@ EMBED_FILES = $(BUILD)/bin/embed-files
 WEB_FILES := $(sort $(wildcard web/*.html web/*.js web/*.css web/*.svg web/*.png web/*.ico))
 WEB_ASSETS_OBJ = $(BUILD)/gen/web_assets.o
 
-ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c tools/embed_files.c) $(WEB_ASSETS_OBJ)
+ALL_OBJ = $(call objs,$(ENGINE_SRC) $(API_SRC) $(SERVER_SRC) $(wildcard $(SERVER_MAINS)) $(TEST_SRC) tools/bench_core.c tools/train_eval.c tools/gen_data.c tools/make_book.c tools/embed_files.c) $(WEB_ASSETS_OBJ)
 
 .PHONY: all deps build run test test-unit test-asan bench clean clang selfplay-data train calibrate-levels
 
 all: deps
 	$(MAKE) --no-print-directory build
 
-build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE) $(TRAIN_EVAL) $(GEN_DATA)
+build: $(GOMOKUD) $(PBRAIN) $(BENCH_CORE) $(TRAIN_EVAL) $(GEN_DATA) $(MAKE_BOOK)
 
 deps:
 	@scripts/deps.sh build
@@ -72,7 +75,7 @@ $(API_LIB): $(call objs,$(API_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SERVER_LIB): $(call objs,$(SERVER_SRC)) $(OPENAPI_OBJ) $(WEB_ASSETS_OBJ)
+$(SERVER_LIB): $(call objs,$(SERVER_SRC)) $(OPENAPI_OBJ) $(WEB_ASSETS_OBJ) $(BOOK_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -85,11 +88,20 @@ $(OPENAPI_C): api/openapi.json scripts/embed.sh
 $(OPENAPI_OBJ): $(OPENAPI_C)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
+# The opening book (config/book.txt, made by make book) built in the same way:
+# book_file = "builtin" (the default) and pbrain-gomokud use it.
+$(BOOK_C): config/book.txt scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh book_data config/book.txt server/book.h > $@.tmp && mv $@.tmp $@
+
+$(BOOK_OBJ): $(BOOK_C)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
 $(GOMOKUD): $(BUILD)/server/main.o $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LIBS_RENDER) $(LDLIBS_ALL)
 
-$(PBRAIN): $(BUILD)/server/pbrain_main.o $(API_LIB) $(ENGINE_LIB)
+$(PBRAIN): $(BUILD)/server/pbrain_main.o $(BUILD)/server/book.o $(BOOK_OBJ) $(API_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LIBS_SERVER) $(LDLIBS_ALL)
 
@@ -98,6 +110,10 @@ $(TRAIN_EVAL): $(BUILD)/tools/train_eval.o $(ENGINE_LIB)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 $(GEN_DATA): $(BUILD)/tools/gen_data.o $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(MAKE_BOOK): $(BUILD)/tools/make_book.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
@@ -124,7 +140,7 @@ $(BENCH_CORE): $(BUILD)/tools/bench_core.o $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
-$(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOKUD) $(PBRAIN) $(GEN_DATA) $(TRAIN_EVAL)
+$(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOKUD) $(PBRAIN) $(GEN_DATA) $(TRAIN_EVAL) $(MAKE_BOOK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(filter %.o %.a,$^) -o $@ -lcriterion -lcurl $(LIBS_SERVER) $(LIBS_RENDER) $(LDLIBS_ALL)
 
@@ -140,6 +156,18 @@ train: deps
 	$(MAKE) --no-print-directory $(TRAIN_EVAL)
 	$(TRAIN_EVAL) --out engine/eval_tables.c $(TRAIN_ARGS) $(SELFPLAY_DIR)/*.games
 	$(MAKE) --no-print-directory build
+
+# The opening book (README, "The opening book"): per rule, the early tree
+# from the centre opening, each position searched with a fixed node budget
+# (deterministic). Written to config/book.txt, committed, built into gomokud
+# and pbrain-gomokud. About 10 minutes on one core.
+BOOK_FILE ?= config/book.txt
+BOOK_ARGS ?= --nodes 1000000 --stones 5 --margin 60
+.PHONY: book
+book: deps
+	$(MAKE) --no-print-directory $(MAKE_BOOK)
+	$(MAKE_BOOK) $(BOOK_ARGS) --out $(BOOK_FILE).tmp
+	mv $(BOOK_FILE).tmp $(BOOK_FILE)
 
 # The play levels' Elo ladder (docs/levels.md; see tools/calibrate_levels.sh for
 # LEVEL_GAMES, LEVEL_TOP_MS). The binary and script are copied first, so that
@@ -204,7 +232,7 @@ clang:
 clean:
 	rm -rf $(BUILD)
 
--include $(ALL_OBJ:.o=.d) $(OPENAPI_OBJ:.o=.d)
+-include $(ALL_OBJ:.o=.d) $(OPENAPI_OBJ:.o=.d) $(BOOK_OBJ:.o=.d)
 
 # ---- fuzzing -------------------------------------------------------------------
 # libFuzzer harnesses (fuzz/README.md) for the JSON request parser and

@@ -60,6 +60,7 @@ typedef struct {
     int depth;       /* after capping; 0 = none */
     int64_t nodes;   /* after capping; 0 = none */
     int multipv;     /* 1..max_multipv */
+    bool no_book;    /* "book": false - search even a position the opening book holds */
 } ApiRequest;
 
 /* Fills a problem: status, a type/title chosen from the status, the field

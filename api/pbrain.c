@@ -73,6 +73,8 @@ struct Pbrain {
     int64_t max_node;
     int rule_bits;
     Rule rule;
+    const EngineBook *book; /* PbrainOptions.book */
+    bool use_book;          /* INFO book: 1 (default) plays from it, 0 searches */
 
     /* The game: size 0 until START. Stones per colour in the order they
      * came; interleaving them gives the Position. */
@@ -299,6 +301,7 @@ static bool ensure_engine(Pbrain *pb)
             engine_free(e);
             continue;
         }
+        engine_set_book(e, pb->book);
         pb->engine = e;
         pb->engine_mib = want;
         return true;
@@ -370,6 +373,7 @@ static void start_search(Pbrain *pb, int multipv)
     l->time_ms = pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left, empties);
     l->depth = pb->max_depth;
     l->nodes = pb->max_node;
+    l->no_book = !pb->use_book;
     /* The engine does not know blocked points: ask for enough lines that one
      * of them is playable. */
     int lines = multipv;
@@ -770,7 +774,7 @@ static void cmd_info(Pbrain *pb, const char *args)
     while (is_space(*value)) value++;
 
     static const char *const known[] = {"timeout_turn", "timeout_match", "time_left", "max_memory", "game_type",
-                                        "rule",         "max_depth",     "max_node"};
+                                        "rule",         "max_depth",     "max_node",  "book"};
     int which = -1;
     for (int i = 0; i < (int)(sizeof known / sizeof *known); i++)
         if (!strcasecmp(key, known[i])) which = i;
@@ -808,6 +812,7 @@ static void cmd_info(Pbrain *pb, const char *args)
         break;
     case 6: pb->max_depth = v <= 0 ? 0 : v > ENGINE_MAX_DEPTH ? ENGINE_MAX_DEPTH : (int)v; break;
     case 7: pb->max_node = v <= 0 ? 0 : v; break;
+    case 8: pb->use_book = v != 0; break;
     }
 }
 
@@ -936,6 +941,8 @@ Pbrain *pbrain_new(const PbrainOptions *opt, PbrainWriteFn write, void *ctx)
     pb->ctx = ctx;
     pb->threaded = opt && opt->threaded;
     pb->default_tt_mib = opt ? opt->tt_mib : 0;
+    pb->book = opt ? opt->book : NULL;
+    pb->use_book = true;
     pb->timeout_turn = PB_DEFAULT_TIMEOUT_TURN;
     pb->time_left = -1;
     pb->rule = RULE_FREESTYLE;

@@ -45,6 +45,8 @@ typedef void (*PbrainWriteFn)(void *ctx, const char *line);
 typedef struct {
     bool threaded; /* search on a worker thread (true for the real brain) */
     size_t tt_mib; /* TT size while no max_memory is given; 0 = ENGINE_DEFAULT_TT_MIB */
+    const EngineBook *book; /* opening book to play from (must outlive the brain); NULL = none.
+                               INFO book 0 turns it off for the session, INFO book 1 on again */
 } PbrainOptions;
 
 typedef enum {

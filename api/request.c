@@ -366,7 +366,7 @@ cleanup:
     return ok;
 }
 
-enum { K_ID, K_RULE, K_SIZE, K_MOVES, K_STONES, K_TO_MOVE, K_LIMITS, K_MULTIPV, K_COUNT };
+enum { K_ID, K_RULE, K_SIZE, K_MOVES, K_STONES, K_TO_MOVE, K_LIMITS, K_MULTIPV, K_BOOK, K_COUNT };
 
 /* Parses one analyze request from its JSON value (NULL for an empty body).
  * A review (game) may end with the five or the full board that ended it;
@@ -374,8 +374,8 @@ enum { K_ID, K_RULE, K_SIZE, K_MOVES, K_STONES, K_TO_MOVE, K_LIMITS, K_MULTIPV, 
 static bool parse_game(const cJSON *root, const ApiCaps *caps, ApiRequest *out, ApiProblem *err, bool game,
                        bool *terminal, Color *winner)
 {
-    static const char *const keys[K_COUNT] = {"id",      "rule",   "board_size", "moves",
-                                              "stones",  "to_move", "limits",    "multipv"};
+    static const char *const keys[K_COUNT] = {"id",     "rule",    "board_size", "moves", "stones",
+                                              "to_move", "limits", "multipv",    "book"};
     const cJSON *k[K_COUNT] = {0};
     memset(out, 0, sizeof *out);
     out->pos.rule = RULE_FREESTYLE;
@@ -415,6 +415,11 @@ static bool parse_game(const cJSON *root, const ApiCaps *caps, ApiRequest *out, 
         if (!as_integer(k[K_MULTIPV], &d) || d < 1 || d > max)
             return api_problem(err, 400, "multipv", "multipv must be an integer from 1 to %d", max);
         out->multipv = (int)d;
+    }
+    if (k[K_BOOK]) {
+        if (!cJSON_IsBool(k[K_BOOK]))
+            return api_problem(err, 400, "book", "book must be true or false, not %s", json_type_name(k[K_BOOK]));
+        out->no_book = cJSON_IsFalse(k[K_BOOK]);
     }
     Color to_move = EMPTY;
     if (k[K_TO_MOVE] && !parse_color(k[K_TO_MOVE], "to_move", &to_move, err)) return false;
@@ -586,8 +591,9 @@ bool api_parse_review(const char *body, size_t len, const ApiCaps *caps, int max
     if (!root) return empty ? api_problem(err, 400, "moves", "the body is empty: expected {\"moves\": [...]}") : false;
     bool ok = false;
     if (cJSON_IsObject(root)) {
-        static const char *const refused[] = {"stones", "to_move", "multipv"};
-        for (int i = 0; i < 3; i++)
+        /* book: a review searches every position (two lines each), never the book */
+        static const char *const refused[] = {"stones", "to_move", "multipv", "book"};
+        for (int i = 0; i < 4; i++)
             if (cJSON_GetObjectItemCaseSensitive(root, refused[i])) {
                 api_problem(err, 400, refused[i], "a review takes the moves of a game; %s is not one of its members",
                             refused[i]);
@@ -726,6 +732,7 @@ Limits api_limits(const ApiRequest *req)
     l.depth = req->depth;
     l.nodes = req->nodes;
     l.multipv = req->multipv;
+    l.no_book = req->no_book;
     return l;
 }
 

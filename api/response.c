@@ -106,7 +106,8 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
          put(o, "complete", cJSON_CreateBool(res->complete)) &&
          put(o, "forbidden", move_array(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
-         put(o, "opening", api_opening_value(api_position_opening(&req->pos)));
+         put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
+         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {
         cJSON_Delete(o);
@@ -385,7 +386,8 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
     ok = ok && put(o, "depth", cJSON_CreateNumber(res->depth)) &&
          put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
          put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
-         put(o, "complete", cJSON_CreateBool(res->complete));
+         put(o, "complete", cJSON_CreateBool(res->complete)) &&
+         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(cands);
     if (!ok) {
         cJSON_Delete(o);

@@ -60,6 +60,44 @@ bool board_init_tables(void)
 
 uint64_t board_base_key(int size, Rule rule) { return zobrist_setup[rule][size]; }
 
+Move board_sym_move(Move m, int size, int t)
+{
+    if (m == MOVE_NONE) return m;
+    int x = MOVE_X(m), y = MOVE_Y(m);
+    if (t & 4) {
+        int s = x;
+        x = y;
+        y = s;
+    }
+    if (t & 1) x = size - 1 - x;
+    if (t & 2) y = size - 1 - y;
+    return MOVE_XY(x, y);
+}
+
+Move board_sym_unmove(Move m, int size, int t)
+{
+    if (m == MOVE_NONE) return m;
+    int x = MOVE_X(m), y = MOVE_Y(m);
+    if (t & 1) x = size - 1 - x;
+    if (t & 2) y = size - 1 - y;
+    if (t & 4) {
+        int s = x;
+        x = y;
+        y = s;
+    }
+    return MOVE_XY(x, y);
+}
+
+uint64_t board_sym_key(const Board *b, int t)
+{
+    uint64_t k = zobrist_setup[b->rule][b->size] ^ (b->to_move == WHITE ? zobrist_side : 0);
+    for (int i = 0; i < b->nmoves; i++) {
+        Move m = b->history[i].move;
+        k ^= zobrist_stone[b->cell[m].stone - 1][board_sym_move(m, b->size, t)];
+    }
+    return k;
+}
+
 /* Reads all four patterns of an empty cell and its threat levels. */
 static inline void set_patterns(const Board *b, Cell *c)
 {

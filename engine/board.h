@@ -169,4 +169,15 @@ char *move_to_xy(Move m, char *buf);
 /* Zobrist key of the empty board of this size and rule (for tests). */
 uint64_t board_base_key(int size, Rule rule);
 
+/* The 8 symmetries of the square board, t = 0..7: bit 2 swaps x and y
+ * first, then bit 0 mirrors x and bit 1 mirrors y; t = 0 is the identity.
+ * board_sym_move maps a point of a size x size board through t,
+ * board_sym_unmove through its inverse (MOVE_NONE stays MOVE_NONE). */
+Move board_sym_move(Move m, int size, int t);
+Move board_sym_unmove(Move m, int size, int t);
+
+/* The Zobrist key the board would have with every stone mapped through
+ * symmetry t (same side to move, rule and size). */
+uint64_t board_sym_key(const Board *b, int t);
+
 #endif

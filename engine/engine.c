@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book.h"
 #include "rules.h"
 #include "search.h"
 
@@ -120,6 +121,41 @@ PositionError position_check(const Position *p, int *index)
     return err;
 }
 
+void engine_set_book(Engine *e, const EngineBook *book) { e->book = book; }
+
+/* Answers from the book when it holds the position and the limits allow:
+ * the stored move and score, and as the PV the book's moves for as long as
+ * the line stays in the book. */
+static bool from_book(Engine *e, const Limits *limits, EngineResult *out)
+{
+    Board *b = &e->board;
+    BookHit hit;
+    if (!e->book || limits->no_book || limits->multipv > 1 || !book_probe(e->book, b, &hit)) return false;
+    out->side_to_move = b->to_move;
+    out->best_move = hit.move;
+    out->score = hit.score;
+    out->mate = engine_mate_moves(hit.score);
+    out->depth = out->seldepth = hit.depth;
+    out->complete = true;
+    out->from_book = true;
+    out->npv = 1;
+    PvLine *l = &out->pvs[0];
+    l->move = hit.move;
+    l->score = hit.score;
+    l->mate = out->mate;
+    BookHit h = hit;
+    int played = 0;
+    do {
+        l->pv[l->pv_len++] = h.move;
+        if (board_makes_five(b, h.move, b->to_move)) break;
+        board_play(b, h.move);
+        played++;
+    } while (l->pv_len < ENGINE_MAX_PV && !board_full(b) && book_probe(e->book, b, &h));
+    while (played--) board_undo(b);
+    if (limits->on_info) limits->on_info(limits->info_ctx, out);
+    return true;
+}
+
 PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits, EngineResult *out, int *index)
 {
     int idx;
@@ -127,7 +163,7 @@ PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits,
     if (index) *index = idx;
     if (err != POSITION_OK) return err;
     memset(out, 0, sizeof *out);
-    search_run(e, limits, out);
+    if (!from_book(e, limits, out)) search_run(e, limits, out);
     Board *b = &e->board;
     if (b->rule == RULE_RENJU && b->to_move == BLACK) out->nforbidden = rules_forbidden_points(b, out->forbidden);
     return POSITION_OK;

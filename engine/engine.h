@@ -32,6 +32,7 @@
 #define SCORE_INF 32000
 
 typedef struct Engine Engine;
+typedef struct EngineBook EngineBook;
 
 /* Search features that can be switched off, to measure what each is worth
  * (gomokud selfplay). Everything is on by default. */
@@ -100,6 +101,7 @@ typedef struct {
     const atomic_bool *stop;  /* set by another thread to stop early; may be NULL */
     EngineInfoFn on_info;     /* may be NULL */
     void *info_ctx;
+    bool no_book;             /* search even when the attached book holds the position */
 } Limits;
 
 typedef struct {
@@ -124,6 +126,7 @@ typedef struct EngineResult {
     PvLine pvs[ENGINE_MAX_MULTIPV]; /* best first; pvs[0] is the main line */
     int nforbidden;                 /* renju with black to move: black's forbidden points */
     Move forbidden[BOARD_MAX_MOVES];
+    bool from_book; /* the move, score and line come from the opening book, not a search */
 } EngineResult;
 
 /* Builds the read-only tables. Call once per process before engine_new;
@@ -146,6 +149,33 @@ size_t engine_tt_bytes(const Engine *e);
  * NULL) and leaves *out untouched. */
 PositionError engine_analyze(Engine *e, const Position *p, const Limits *limits, EngineResult *out,
                              int *index);
+
+/* The opening book (engine/book.h). The engine does no I/O: the caller
+ * reads the book file and hands its bytes to engine_book_parse, which
+ * returns the table (free with engine_book_free) or NULL with a message in
+ * err naming the line at fault. The text has one position a line,
+ *   rule size key move score depth
+ * e.g. "renju 15 0123456789abcdef h8 25 14": the rule's name, the board
+ * size, the symmetry-reduced Zobrist key in 16 lower-case hex digits, the
+ * best move in notation in the orientation of that key, its score from the
+ * side to move's view and the depth of the search that found it; blank lines
+ * and lines starting with '#' are comments. A book is read-only once made,
+ * so many engines (threads) can share one. */
+EngineBook *engine_book_parse(const char *text, size_t len, char *err, size_t errlen);
+void engine_book_free(EngineBook *book);
+size_t engine_book_size(const EngineBook *book);
+
+/* Attaches a book (NULL: none) that engine_analyze consults before
+ * searching, unless the limits say no_book or ask for more than one line: a
+ * position the book holds is answered at once with the book's move and
+ * score, the line the book knows from there as the PV, from_book set, no
+ * nodes. The book must outlive the engine or be detached first. */
+void engine_set_book(Engine *e, const EngineBook *book);
+
+/* One book line (with its newline) for the position p (checked by the
+ * caller) whose best move is move: what make book writes. Returns the
+ * length written into buf, 0 when it does not fit. */
+size_t engine_book_format_entry(const Position *p, Move move, Score score, int depth, char *buf, size_t len);
 
 /* Mate distance in moves of a score: +N, -N or 0 (see above). */
 int engine_mate_moves(Score s);

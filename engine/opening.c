@@ -112,7 +112,9 @@ int opening_balanced(Engine *e, const OpeningGenParams *p, BalancedOpening *out,
             if (!taken) pos.moves[pos.nmoves++] = m;
         }
         if (e->persistent) engine_clear(e);
-        Limits lim = {.depth = depth, .stop = p->stop};
+        /* judged by the depth-D search itself, never the opening book, so that
+         * a seed gives the same openings with or without one (CLI and HTTP) */
+        Limits lim = {.depth = depth, .stop = p->stop, .no_book = true};
         if (p->max_nodes > 0) lim.nodes = p->max_nodes - st.nodes;
         EngineResult r;
         if (engine_analyze(e, &pos, &lim, &r, NULL) != POSITION_OK) continue;

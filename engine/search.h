@@ -46,6 +46,7 @@ struct Engine {
 
     /* ---- kept across searches ---- */
     unsigned disable; /* ENGINE_NO_* */
+    const EngineBook *book; /* engine_set_book; may be NULL */
     bool persistent;  /* EngineOptions.persistent */
     int32_t history[2][BOARD_CELLS];
     Board board;

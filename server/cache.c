@@ -13,6 +13,7 @@ typedef struct {
     Color to_move;
     int64_t time_ms, nodes;
     int depth, multipv;
+    bool no_book;
     int nmoves;
     Move moves[BOARD_MAX_MOVES];
 } Key;
@@ -42,6 +43,7 @@ static void key_of(const ApiRequest *req, Key *k)
     k->nodes = req->nodes;
     k->depth = req->depth;
     k->multipv = req->multipv;
+    k->no_book = req->no_book;
     k->nmoves = req->pos.nmoves;
     memcpy(k->moves, req->pos.moves, (size_t)req->pos.nmoves * sizeof *k->moves);
 }

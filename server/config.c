@@ -79,6 +79,10 @@ static const KeyDef KEYS[] = {
     {{"web_root", "", "directory whose files are served at / instead of the board page built into the binary "
                       "(for developing the page); empty = the built-in page"},
      K_PATH, offsetof(Config, web_root), 0, 0},
+    {{"book_file", "builtin", "opening book read at start: 'builtin' = the book built into the binary "
+                              "(config/book.txt), a path = that file (make book writes one), empty = no book; "
+                              "a request turns it off with \"book\": false"},
+     K_PATH, offsetof(Config, book_file), 0, 0},
     INT_KEY("fault_injection", fault_injection, "0", 0, 1,
             "for tests only: 1 makes the X-Gomokud-Fault request header fail searches on purpose; keep 0"),
     {{"log_level", "info", "error | warn | info (one access line per request) | debug"},

@@ -53,6 +53,7 @@ typedef struct {
     int rate_burst;              /* requests a client may make at once (the bucket's size) */
     int result_cache;            /* identical analyses answered again from memory; 0 = off */
     char web_root[CONFIG_PATH_MAX]; /* directory served at / instead of the embedded page; "" = embedded */
+    char book_file[CONFIG_PATH_MAX]; /* opening book: "builtin", a file, or "" for none (server/book.h) */
     int fault_injection;         /* tests only: 1 honours the X-Gomokud-Fault header; 0 (default) ignores it */
     LogLevel log_level;
     char config_path[CONFIG_PATH_MAX]; /* the file that was read, "" for none */

@@ -22,6 +22,7 @@
 #include "api/api.h"
 #include "api/render_request.h"
 #include "engine/engine.h"
+#include "server/book.h"
 #include "server/cache.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
@@ -194,6 +195,7 @@ struct Server {
     Request **pfd_req;
     int pfd_cap;
 
+    EngineBook *book;   /* NULL: no opening book (book_file = "") */
     RateLimiter *rl;    /* NULL: no rate limit */
     ResultCache *cache; /* NULL: no result cache */
 
@@ -991,7 +993,9 @@ static void *worker_init(void *ctx, int index)
     Server *s = ctx;
     (void)index;
     EngineOptions opt = {.tt_mib = (size_t)s->cfg.tt_mib};
-    return engine_new(&opt);
+    Engine *e = engine_new(&opt);
+    if (e) engine_set_book(e, s->book);
+    return e;
 }
 
 static void worker_fini(void *ctx, void *state)
@@ -1669,7 +1673,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* ---- start and stop --------------------------------------------------- */
 
-static char *build_info(const Config *c, size_t *len)
+static char *build_info(const Config *c, const EngineBook *book, size_t *len)
 {
     char dt[24] = "null", dd[24] = "null", dn[24] = "null";
     if (c->default_time_ms) snprintf(dt, sizeof dt, "%lld", (long long)c->default_time_ms);
@@ -1681,14 +1685,15 @@ static char *build_info(const Config *c, size_t *len)
                       "\"limits\":{\"default\":{\"time_ms\":%s,\"depth\":%s,\"nodes\":%s},"
                       "\"max\":{\"time_ms\":%lld,\"depth\":%d,\"nodes\":%lld,\"multipv\":%d}},"
                       "\"max_batch\":%d,\"max_review_moves\":%d,\"max_body_bytes\":%lld,\"workers\":%d,\"queue_length\":%d,"
-                      "\"tt_mib\":%d,\"levels\":%s}\n";
+                      "\"tt_mib\":%d,\"book\":{\"loaded\":%s,\"positions\":%zu},\"levels\":%s}\n";
     char *out = NULL, *levels = api_levels_json(); /* POST /v1/move's levels with their measured Elo */
     if (!levels) return NULL;
     for (int pass = 0; pass < 2; pass++) {
         int n = snprintf(out, out ? *len + 1 : 0, fmt, GOMOKUD_VERSION, BOARD_MIN_SIZE, BOARD_MAX_SIZE,
                          BOARD_DEFAULT_SIZE, dt, dd, dn, (long long)c->max_time_ms, c->max_depth,
                          (long long)c->max_nodes, c->max_multipv, c->max_batch, review_cap(c), (long long)c->max_body_bytes,
-                         c->workers, c->queue_length, c->tt_mib, levels);
+                         c->workers, c->queue_length, c->tt_mib, book ? "true" : "false",
+                         engine_book_size(book), levels);
         if (n < 0) {
             free(out);
             out = NULL;
@@ -1755,6 +1760,7 @@ static void destroy(Server *s)
         pthread_join(s->watcher, NULL);
     }
     pool_free(s->pool);
+    engine_book_free(s->book);
     free(s->pfd);
     free(s->pfd_req);
     free(s->info);
@@ -1804,7 +1810,12 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     pthread_condattr_destroy(&ca);
 
     bool ok = false;
-    if (!(s->info = build_info(cfg, &s->info_len)) || !parse_keys(s) ||
+    char why[CONFIG_ERR_MAX + CONFIG_PATH_MAX];
+    if (!book_load(cfg->book_file, &s->book, why, sizeof why)) {
+        server_fail(err, errlen, "book_file: %s", why);
+        goto cleanup;
+    }
+    if (!(s->info = build_info(cfg, s->book, &s->info_len)) || !parse_keys(s) ||
         (cfg->rate_limit > 0 && !(s->rl = ratelimit_new(cfg->rate_limit, cfg->rate_burst, RATE_CLIENTS))) ||
         (cfg->result_cache > 0 && !(s->cache = cache_new(cfg->result_cache)))) {
         server_fail(err, errlen, "out of memory");

@@ -6,9 +6,11 @@
  * the end of the input once the last search has answered. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/pbrain.h"
+#include "server/book.h"
 
 /* One reply line, flushed at once (the manager reads a pipe). */
 static void write_line(void *ctx, const char *line)
@@ -37,7 +39,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbrain-gomokud: out of memory building the engine tables\n");
         return 1;
     }
-    PbrainOptions opt = {.threaded = true};
+    /* The opening book: the one built in, unless GOMOKUD_BOOK names a book
+     * file or is empty (no book). INFO book 0 turns it off for a session. */
+    const char *spec = getenv("GOMOKUD_BOOK");
+    EngineBook *book = NULL;
+    char err[1400];
+    if (!book_load(spec ? spec : BOOK_BUILTIN, &book, err, sizeof err)) {
+        fprintf(stderr, "pbrain-gomokud: GOMOKUD_BOOK: %s\n", err);
+        return 1;
+    }
+    PbrainOptions opt = {.threaded = true, .book = book};
     Pbrain *pb = pbrain_new(&opt, write_line, stdout);
     if (!pb) {
         fprintf(stderr, "pbrain-gomokud: cannot start (out of memory or threads)\n");
@@ -67,5 +78,6 @@ int main(int argc, char **argv)
         if (st == PBRAIN_CONTINUE) pbrain_wait(pb); /* input ended: let the last search answer */
     }
     pbrain_free(pb);
+    engine_book_free(book);
     return 0;
 }

@@ -68,6 +68,7 @@ static void test_config(Config *c)
     c->drain_timeout_ms = 5000;
     c->log_level = LOG_ERROR;
     c->result_cache = 0; /* repeated requests search again; the cache has its own tests */
+    c->book_file[0] = 0; /* positions are searched; the book has its own tests */
 }
 
 static void start(Config *c)
@@ -994,6 +995,121 @@ Test(http, a_server_that_cannot_listen_says_why, .timeout = 30)
     cr_assert_not(server_start(&c, &other, err, sizeof err));
     cr_assert_null(other);
     cr_assert(strstr(err, "cannot listen"), "%s", err);
+    stop();
+}
+
+/* ---- the opening book ----------------------------------------------------- */
+
+static void start_with_book(const char *book_file)
+{
+    Config c;
+    test_config(&c);
+    snprintf(c.book_file, sizeof c.book_file, "%s", book_file);
+    start(&c);
+}
+
+/* The value of a string member of the JSON object body, into buf. */
+static const char *member_str(const char *body, const char *name, char *buf, size_t n)
+{
+    cJSON *j = cJSON_Parse(body);
+    cr_assert_not_null(j, "%s", body);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+    cr_assert(cJSON_IsString(v), "%s: no string %s", body, name);
+    snprintf(buf, n, "%s", v->valuestring);
+    cJSON_Delete(j);
+    return buf;
+}
+
+Test(http, the_built_in_book_answers_the_centre_opening_and_book_false_searches, .timeout = 60)
+{
+    start_with_book("builtin");
+    Resp r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "\"book\":{\"loaded\":true,\"positions\":"), "%s", r.body);
+    cr_assert_null(strstr(r.body, "\"positions\":0}"), "%s", r.body);
+    resp_free(&r);
+    char buf[16], buf2[16];
+    static const char *const rules[] = {"freestyle", "standard", "renju"};
+    for (int i = 0; i < 3; i++) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"rule\":\"%s\",\"moves\":[\"h8\"],\"limits\":{\"depth\":2}}", rules[i]);
+        r = request("POST", "/v1/analyze", body, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "book", "%s", r.body);
+        cr_assert(strstr(r.body, "\"nodes\":0,"), "%s", r.body);
+        cr_assert(strstr(r.body, "\"complete\":true"), "%s", r.body);
+        member_str(r.body, "best_move", buf2, sizeof buf2);
+        resp_free(&r);
+        /* the same request again: the same move (a book is deterministic) */
+        r = request("POST", "/v1/analyze", body, NULL);
+        cr_assert_str_eq(member_str(r.body, "best_move", buf, sizeof buf), buf2);
+        resp_free(&r);
+        snprintf(body, sizeof body, "{\"rule\":\"%s\",\"moves\":[\"h8\"],\"book\":false,\"limits\":{\"depth\":2}}",
+                 rules[i]);
+        r = request("POST", "/v1/analyze", body, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
+        resp_free(&r);
+    }
+    /* far from the opening: searched */
+    r = request("POST", "/v1/analyze", "{\"moves\":[\"a1\",\"o15\",\"a15\"],\"limits\":{\"depth\":1}}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search");
+    resp_free(&r);
+    /* two lines are always searched; the full-strength move plays from the book */
+    r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"multipv\":2,\"limits\":{\"depth\":1}}", NULL);
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search");
+    resp_free(&r);
+    r = request("POST", "/v1/move", "{\"moves\":[\"h8\"]}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "book", "%s", r.body);
+    resp_free(&r);
+    expect_problem("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"book\":0}", NULL, 400, "book");
+    expect_problem("POST", "/v1/review", "{\"moves\":[\"h8\"],\"book\":false}", NULL, 400, "book");
+    stop();
+}
+
+Test(http, without_a_book_everything_is_searched_and_info_says_so, .timeout = 30)
+{
+    start_with_book("");
+    Resp r = request("GET", "/v1/info", NULL, NULL);
+    cr_assert(strstr(r.body, "\"book\":{\"loaded\":false,\"positions\":0}"), "%s", r.body);
+    resp_free(&r);
+    char buf[16];
+    r = request("POST", "/v1/analyze", "{\"moves\":[\"h8\"],\"limits\":{\"depth\":1}}", NULL);
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_book_file_is_read_at_start_and_a_bad_one_stops_the_server, .timeout = 30)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/gomokud-test-book-%d.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("# not a book\nfreestyle 15 nothex h8 1 1\n", f);
+    fclose(f);
+    Config c;
+    test_config(&c);
+    snprintf(c.book_file, sizeof c.book_file, "%s", path);
+    char err[512];
+    Server *s = NULL;
+    cr_assert(engine_init());
+    cr_assert(config_finish(&c, err, sizeof err));
+    cr_assert_not(server_start(&c, &s, err, sizeof err));
+    cr_assert_null(s);
+    cr_assert(strstr(err, "book_file") && strstr(err, "line 2"), "%s", err);
+    snprintf(c.book_file, sizeof c.book_file, "/nonexistent/book.txt");
+    cr_assert_not(server_start(&c, &s, err, sizeof err));
+    cr_assert(strstr(err, "book_file") && strstr(err, "cannot read"), "%s", err);
+    /* a good file: the committed book, read from disk */
+    unlink(path);
+    start_with_book("config/book.txt");
+    Resp r = request("POST", "/v1/analyze", "{\"moves\":[],\"limits\":{\"depth\":1}}", NULL);
+    char buf[16];
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "book", "%s", r.body);
+    resp_free(&r);
     stop();
 }
 

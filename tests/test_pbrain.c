@@ -934,3 +934,46 @@ Test(pbrain, swap2board_refuses_other_stone_counts_and_bad_lines, .init = setup,
     cr_assert(starts_with(script("SWAP2BOARD\n7,7\nbanana\n8,8\nDONE"), "ERROR SWAP2BOARD: 'banana'"));
     cr_assert(starts_with(script("SWAP2BOARD\n7,7\n7,7\n8,8\nDONE"), "ERROR SWAP2BOARD:"));
 }
+
+/* ---- the opening book ---------------------------------------------------- */
+
+/* A book whose only entry answers h8 (freestyle) with a corner, a move no
+ * search would choose, so a reply shows where it came from. */
+static EngineBook *corner_book(void)
+{
+    Position p = {.rule = RULE_FREESTYLE, .size = 15, .ordered = true, .nmoves = 1, .moves = {MOVE_XY(7, 7)}};
+    char text[128];
+    cr_assert_gt(engine_book_format_entry(&p, MOVE_XY(0, 0), 0, 10, text, sizeof text), 0);
+    char err[200];
+    EngineBook *b = engine_book_parse(text, strlen(text), err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    return b;
+}
+
+static bool is_corner(Move m)
+{
+    int x = MOVE_X(m), y = MOVE_Y(m);
+    return (x == 0 || x == 14) && (y == 0 || y == 14);
+}
+
+Test(pbrain, the_brain_plays_from_its_book_unless_info_book_0)
+{
+    cr_assert(engine_init());
+    EngineBook *book = corner_book();
+    PbrainOptions opt = {.threaded = false, .tt_mib = 1, .book = book};
+    pb = pbrain_new(&opt, collect, NULL);
+    cr_assert_not_null(pb);
+    say("START 15");
+    say("INFO max_node 3000");
+    Move m = reply_point(say("TURN 7,7"), 15);
+    cr_assert(is_corner(m), "the book's move (a corner), not %d,%d", MOVE_X(m), MOVE_Y(m));
+    say("RESTART");
+    cr_assert_str_eq(say("INFO book 0"), "");
+    m = reply_point(say("TURN 7,7"), 15);
+    cr_assert_not(is_corner(m), "searched, not the book's corner");
+    say("RESTART");
+    say("INFO book 1");
+    cr_assert(is_corner(reply_point(say("TURN 7,7"), 15)));
+    teardown();
+    engine_book_free(book);
+}
