@@ -63,9 +63,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # With an API key, as a protected deployment runs: the page must ask for it.
+# Without the opening book: the steps play opening positions, which the book
+# answers at once, and the live analysis must be seen on a real search.
 KEY="web-test-$$"
 "$BIN" serve --bind 127.0.0.1 --port 0 --workers 2 --tt-mib 8 --max-time-ms 10000 --api-keys "$KEY" \
-    2>"$TMP/server.log" &
+    --book-file "" 2>"$TMP/server.log" &
 PID=$!
 PORT=
 i=0
