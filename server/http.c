@@ -1182,6 +1182,39 @@ static bool start_stream(Request *r)
     return ok;
 }
 
+/* Hands a job whose nrun items are filled and whose queue room is reserved
+ * to the workers: suspends the connection (or starts the streamed answer)
+ * and puts it on the hang-up watch list. */
+static enum MHD_Result job_queue(Request *r, Job *j, int nrun)
+{
+    Server *s = r->srv;
+    atomic_init(&j->remaining, nrun);
+    atomic_init(&j->stop, false);
+    atomic_init(&j->gone, false);
+    atomic_init(&j->started_ns, 0);
+    atomic_init(&j->search_ns, 0);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    j->fd = ci ? ci->connect_fd : -1;
+    r->job = j;
+    if (j->fmt) {
+        pthread_mutex_init(&j->st.mu, NULL);
+        j->st.ready = true;
+        if (!start_stream(r)) {
+            pool_release(s->pool, nrun);
+            r->job = NULL;
+            job_free(j);
+            return reply_owned(r, 500, CT_PROBLEM, NULL);
+        }
+    } else {
+        /* Suspend first: a worker may finish and resume before this returns. */
+        MHD_suspend_connection(r->conn);
+    }
+    watch_add(s, r);
+    j->queued_ns = now_ns();
+    pool_commit(s->pool, j->ptrs, nrun);
+    return MHD_YES;
+}
+
 /* Parses an analysis body, then queues it or answers at once. */
 static enum MHD_Result analyze(Request *r)
 {
@@ -1284,31 +1317,7 @@ static enum MHD_Result analyze(Request *r)
         j->ptrs[k] = &j->items[k];
         k++;
     }
-    atomic_init(&j->remaining, nrun);
-    atomic_init(&j->stop, false);
-    atomic_init(&j->gone, false);
-    atomic_init(&j->started_ns, 0);
-    atomic_init(&j->search_ns, 0);
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    j->fd = ci ? ci->connect_fd : -1;
-    r->job = j;
-    if (j->fmt) {
-        pthread_mutex_init(&j->st.mu, NULL);
-        j->st.ready = true;
-        if (!start_stream(r)) {
-            pool_release(s->pool, nrun);
-            r->job = NULL;
-            job_free(j);
-            return reply_owned(r, 500, CT_PROBLEM, NULL);
-        }
-    } else {
-        /* Suspend first: a worker may finish and resume before this returns. */
-        MHD_suspend_connection(r->conn);
-    }
-    watch_add(s, r);
-    j->queued_ns = now_ns();
-    pool_commit(s->pool, j->ptrs, nrun);
-    return MHD_YES;
+    return job_queue(r, j, nrun);
 }
 
 /* ---- board pictures --------------------------------------------------- */
@@ -1402,19 +1411,7 @@ static enum MHD_Result render_request(Request *r)
     if (!j->render->analyze) r->cache_control = "max-age=86400";
     j->items[0] = (Item){r, 0};
     j->ptrs[0] = &j->items[0];
-    atomic_init(&j->remaining, 1);
-    atomic_init(&j->stop, false);
-    atomic_init(&j->gone, false);
-    atomic_init(&j->started_ns, 0);
-    atomic_init(&j->search_ns, 0);
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    j->fd = ci ? ci->connect_fd : -1;
-    r->job = j;
-    MHD_suspend_connection(r->conn); /* first: a worker may finish and resume before this returns */
-    watch_add(s, r);
-    j->queued_ns = now_ns();
-    pool_commit(s->pool, j->ptrs, 1);
-    return MHD_YES;
+    return job_queue(r, j, 1);
 }
 
 /* The polling thread, called again after a worker resumed the connection. */
