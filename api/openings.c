@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/internal.h"
 #include "engine/board.h"
 #include "engine/rules.h"
 #include "engine/swap2.h"
@@ -75,38 +76,6 @@ uint64_t api_task_run(ApiTask *t, Engine *e, const atomic_bool *stop)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static bool put(cJSON *obj, const char *name, cJSON *item)
-{
-    if (!obj || !item) {
-        cJSON_Delete(item);
-        return false;
-    }
-    return cJSON_AddItemToObjectCS(obj, name, item);
-}
-
-static cJSON *move_value(Move m, int size)
-{
-    char buf[8];
-    if (m == MOVE_NONE) return cJSON_CreateNull();
-    return cJSON_CreateString(move_to_notation(m, size, buf));
-}
-
-static cJSON *move_array(const Move *moves, int n, int size)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (int i = 0; arr && i < n; i++) {
-        cJSON *v = move_value(moves[i], size);
-        if (!v || !cJSON_AddItemToArray(arr, v)) {
-            cJSON_Delete(v);
-            cJSON_Delete(arr);
-            return NULL;
-        }
-    }
-    return arr;
-}
-
-static cJSON *num3(double v) { return cJSON_CreateNumber(round(v * 1000) / 1000); }
-static cJSON *mate_value(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_CreateNull(); }
 
 const RenjuOpening *api_position_opening(const Position *pos)
 {
@@ -126,9 +95,9 @@ cJSON *api_opening_value(const RenjuOpening *o)
     char code[8];
     snprintf(code, sizeof code, "%d%c", o->number, o->direct ? 'D' : 'I');
     cJSON *v = cJSON_CreateObject();
-    if (put(v, "name", cJSON_CreateString(o->name)) && put(v, "kanji", cJSON_CreateString(o->kanji)) &&
-        put(v, "kind", cJSON_CreateString(o->direct ? "direct" : "indirect")) &&
-        put(v, "code", cJSON_CreateString(code)))
+    if (api_json_put(v, "name", cJSON_CreateString(o->name)) && api_json_put(v, "kanji", cJSON_CreateString(o->kanji)) &&
+        api_json_put(v, "kind", cJSON_CreateString(o->direct ? "direct" : "indirect")) &&
+        api_json_put(v, "code", cJSON_CreateString(code)))
         return v;
     cJSON_Delete(v);
     return NULL;
@@ -146,15 +115,15 @@ static cJSON *openings_json(const ApiTask *t)
     const ApiOpenings *q = &t->op;
     cJSON *o = cJSON_CreateObject(), *bal = cJSON_CreateObject();
     bool ok = o && bal;
-    if (ok && q->has_id) ok = put(o, "id", cJSON_CreateString(q->id));
-    ok = ok && put(bal, "score", cJSON_CreateNumber(OPENING_BALANCE)) &&
-         put(bal, "winrate", num3(engine_winrate(OPENING_BALANCE, 0) - 0.5)) &&
-         put(bal, "depth", cJSON_CreateNumber(q->depth));
-    if (ok) ok = put(o, "balance", bal);
+    if (ok && q->has_id) ok = api_json_put(o, "id", cJSON_CreateString(q->id));
+    ok = ok && api_json_put(bal, "score", cJSON_CreateNumber(OPENING_BALANCE)) &&
+         api_json_put(bal, "winrate", api_json_rounded(engine_winrate(OPENING_BALANCE, 0) - 0.5, 1000)) &&
+         api_json_put(bal, "depth", cJSON_CreateNumber(q->depth));
+    if (ok) ok = api_json_put(o, "balance", bal);
     else cJSON_Delete(bal);
-    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(q->rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(q->size)) && put(o, "stones", cJSON_CreateNumber(q->stones)) &&
-         put(o, "count", cJSON_CreateNumber(q->count)) && put(o, "seed", cJSON_CreateNumber((double)q->seed));
+    ok = ok && api_json_put(o, "rule", cJSON_CreateString(rule_name(q->rule))) &&
+         api_json_put(o, "board_size", cJSON_CreateNumber(q->size)) && api_json_put(o, "stones", cJSON_CreateNumber(q->stones)) &&
+         api_json_put(o, "count", cJSON_CreateNumber(q->count)) && api_json_put(o, "seed", cJSON_CreateNumber((double)q->seed));
     cJSON *arr = ok ? cJSON_AddArrayToObject(o, "openings") : NULL;
     ok = ok && arr;
     for (int i = 0; ok && i < t->nfound; i++) {
@@ -162,17 +131,18 @@ static cJSON *openings_json(const ApiTask *t)
         Position p = {.rule = q->rule, .size = q->size, .ordered = true, .nmoves = b->n};
         memcpy(p.moves, b->moves, sizeof(Move) * (size_t)b->n);
         cJSON *it = cJSON_CreateObject();
-        ok = put(it, "moves", move_array(b->moves, b->n, q->size)) &&
-             put(it, "to_move", cJSON_CreateString(b->to_move == WHITE ? "white" : "black")) &&
-             put(it, "score", cJSON_CreateNumber(b->score)) && put(it, "winrate", num3(engine_winrate(b->score, 0))) &&
-             put(it, "opening", api_opening_value(api_position_opening(&p)));
+        ok = api_json_put(it, "moves", api_json_moves(b->moves, b->n, q->size)) &&
+             api_json_put(it, "to_move", cJSON_CreateString(b->to_move == WHITE ? "white" : "black")) &&
+             api_json_put(it, "score", cJSON_CreateNumber(b->score)) &&
+             api_json_put(it, "winrate", api_json_rounded(engine_winrate(b->score, 0), 1000)) &&
+             api_json_put(it, "opening", api_opening_value(api_position_opening(&p)));
         if (ok) ok = cJSON_AddItemToArray(arr, it);
         else cJSON_Delete(it);
     }
-    ok = ok && put(o, "tries", cJSON_CreateNumber(t->stats.tries)) &&
-         put(o, "nodes", cJSON_CreateNumber((double)t->stats.nodes)) &&
-         put(o, "node_budget", cJSON_CreateNumber((double)q->nodes)) &&
-         put(o, "complete", cJSON_CreateBool(t->stats.complete));
+    ok = ok && api_json_put(o, "tries", cJSON_CreateNumber(t->stats.tries)) &&
+         api_json_put(o, "nodes", cJSON_CreateNumber((double)t->stats.nodes)) &&
+         api_json_put(o, "node_budget", cJSON_CreateNumber((double)q->nodes)) &&
+         api_json_put(o, "complete", cJSON_CreateBool(t->stats.complete));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -183,9 +153,9 @@ static cJSON *openings_json(const ApiTask *t)
 static cJSON *option(const char *choice, double winrate, Score score, int mate, const Move *moves, int n, int size)
 {
     cJSON *o = cJSON_CreateObject();
-    if (put(o, "choice", cJSON_CreateString(choice)) && put(o, "winrate", num3(winrate)) &&
-        put(o, "score", cJSON_CreateNumber(score)) && put(o, "mate", mate_value(mate)) &&
-        put(o, "moves", move_array(moves, n, size)))
+    if (api_json_put(o, "choice", cJSON_CreateString(choice)) && api_json_put(o, "winrate", api_json_rounded(winrate, 1000)) &&
+        api_json_put(o, "score", cJSON_CreateNumber(score)) && api_json_put(o, "mate", api_json_mate(mate)) &&
+        api_json_put(o, "moves", api_json_moves(moves, n, size)))
         return o;
     cJSON_Delete(o);
     return NULL;
@@ -200,11 +170,11 @@ static cJSON *swap2_json(const ApiTask *t)
     double v = d->white_winrate;
     cJSON *o = cJSON_CreateObject();
     bool ok = o != NULL;
-    if (ok && q->has_id) ok = put(o, "id", cJSON_CreateString(q->id));
-    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(q->pos.rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(size)) && put(o, "stones", cJSON_CreateNumber(n)) &&
-         put(o, "choice", cJSON_CreateString(swap2_choice_name(d->choice))) &&
-         put(o, "moves", move_array(d->moves, d->nmoves, size));
+    if (ok && q->has_id) ok = api_json_put(o, "id", cJSON_CreateString(q->id));
+    ok = ok && api_json_put(o, "rule", cJSON_CreateString(rule_name(q->pos.rule))) &&
+         api_json_put(o, "board_size", cJSON_CreateNumber(size)) && api_json_put(o, "stones", cJSON_CreateNumber(n)) &&
+         api_json_put(o, "choice", cJSON_CreateString(swap2_choice_name(d->choice))) &&
+         api_json_put(o, "moves", api_json_moves(d->moves, d->nmoves, size));
     cJSON *opts = ok ? cJSON_AddArrayToObject(o, "options") : NULL;
     ok = ok && opts;
     /* the options weighed, each with the chooser's win rate and score */
@@ -241,8 +211,8 @@ static cJSON *swap2_json(const ApiTask *t)
             snprintf(reason, sizeof reason, "%s has a clear edge: white to move wins %.3f (margin %.2f)",
                      d->choice == SWAP2_WHITE ? "white" : "black", v, SWAP2_EDGE);
     }
-    ok = ok && put(o, "reason", cJSON_CreateString(reason)) && put(o, "depth", cJSON_CreateNumber(d->depth)) &&
-         put(o, "nodes", cJSON_CreateNumber((double)d->nodes)) && put(o, "complete", cJSON_CreateBool(d->complete));
+    ok = ok && api_json_put(o, "reason", cJSON_CreateString(reason)) && api_json_put(o, "depth", cJSON_CreateNumber(d->depth)) &&
+         api_json_put(o, "nodes", cJSON_CreateNumber((double)d->nodes)) && api_json_put(o, "complete", cJSON_CreateBool(d->complete));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

@@ -10,12 +10,13 @@
 #include <math.h>
 
 #include "api/api.h"
+#include "api/internal.h"
 #include "engine/board.h"
 #include "engine/rules.h"
 
 /* Adds item under a literal name; deletes it and fails when item is NULL or
  * obj is NULL. */
-static bool put(cJSON *obj, const char *name, cJSON *item)
+bool api_json_put(cJSON *obj, const char *name, cJSON *item)
 {
     if (!obj || !item) {
         cJSON_Delete(item);
@@ -24,7 +25,7 @@ static bool put(cJSON *obj, const char *name, cJSON *item)
     return cJSON_AddItemToObjectCS(obj, name, item);
 }
 
-static bool push(cJSON *arr, cJSON *item)
+bool api_json_push(cJSON *arr, cJSON *item)
 {
     if (!arr || !item) {
         cJSON_Delete(item);
@@ -34,18 +35,18 @@ static bool push(cJSON *arr, cJSON *item)
 }
 
 /* A move in notation, or null for MOVE_NONE. */
-static cJSON *move_value(Move m, int size)
+cJSON *api_json_move(Move m, int size)
 {
     char buf[8];
     if (m == MOVE_NONE) return cJSON_CreateNull();
     return cJSON_CreateString(move_to_notation(m, size, buf));
 }
 
-static cJSON *move_array(const Move *moves, int n, int size)
+cJSON *api_json_moves(const Move *moves, int n, int size)
 {
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; arr && i < n; i++) {
-        if (!push(arr, move_value(moves[i], size))) {
+        if (!api_json_push(arr, api_json_move(moves[i], size))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -53,21 +54,21 @@ static cJSON *move_array(const Move *moves, int n, int size)
     return arr;
 }
 
-static cJSON *mate_value(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_CreateNull(); }
+cJSON *api_json_mate(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_CreateNull(); }
 
 /* v rounded to 1/per_unit (per_unit 1000: three decimals), as a number. */
-static cJSON *rounded(double v, double per_unit) { return cJSON_CreateNumber(round(v * per_unit) / per_unit); }
+cJSON *api_json_rounded(double v, double per_unit) { return cJSON_CreateNumber(round(v * per_unit) / per_unit); }
 
-static cJSON *winrate_value(Score score, int mate) { return rounded(engine_winrate(score, mate), 1000); }
+static cJSON *winrate_value(Score score, int mate) { return api_json_rounded(engine_winrate(score, mate), 1000); }
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static cJSON *pv_object(const PvLine *line, int size)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "move", move_value(line->move, size)) && put(o, "score", cJSON_CreateNumber(line->score)) &&
-              put(o, "winrate", winrate_value(line->score, line->mate)) && put(o, "mate", mate_value(line->mate)) &&
-              put(o, "pv", move_array(line->pv, clamp(line->pv_len, 0, ENGINE_MAX_PV), size));
+    bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
+              api_json_put(o, "winrate", winrate_value(line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "pv", api_json_moves(line->pv, clamp(line->pv_len, 0, ENGINE_MAX_PV), size));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -87,27 +88,27 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
     cJSON *o = cJSON_CreateObject();
     cJSON *pvs = cJSON_CreateArray();
     bool ok = o && pvs;
-    if (ok && req->has_id) ok = put(o, "id", cJSON_CreateString(req->id));
-    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(req->pos.rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(size)) &&
-         put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
-         put(o, "best_move", move_value(res->best_move, size)) && put(o, "score", cJSON_CreateNumber(res->score)) &&
-         put(o, "winrate", winrate_value(res->score, res->mate)) && put(o, "mate", mate_value(res->mate)) &&
-         put(o, "pv", npv ? move_array(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
+    if (ok && req->has_id) ok = api_json_put(o, "id", cJSON_CreateString(req->id));
+    ok = ok && api_json_put(o, "rule", cJSON_CreateString(rule_name(req->pos.rule))) &&
+         api_json_put(o, "board_size", cJSON_CreateNumber(size)) &&
+         api_json_put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
+         api_json_put(o, "best_move", api_json_move(res->best_move, size)) && api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
+         api_json_put(o, "winrate", winrate_value(res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+         api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                           : cJSON_CreateArray());
-    for (int i = 0; ok && i < npv; i++) ok = push(pvs, pv_object(&res->pvs[i], size));
+    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], size));
     if (ok) {
-        ok = put(o, "pvs", pvs);
+        ok = api_json_put(o, "pvs", pvs);
         pvs = NULL; /* owned by o now, or freed by put */
     }
-    ok = ok && put(o, "depth", cJSON_CreateNumber(res->depth)) &&
-         put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
-         put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) && put(o, "nps", cJSON_CreateNumber((double)nps)) &&
-         put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
-         put(o, "complete", cJSON_CreateBool(res->complete)) &&
-         put(o, "forbidden", move_array(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
-         put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
-         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
+    ok = ok && api_json_put(o, "depth", cJSON_CreateNumber(res->depth)) &&
+         api_json_put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
+         api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) && api_json_put(o, "nps", cJSON_CreateNumber((double)nps)) &&
+         api_json_put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
+         api_json_put(o, "complete", cJSON_CreateBool(res->complete)) &&
+         api_json_put(o, "forbidden", api_json_moves(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
+         api_json_put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
+         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {
         cJSON_Delete(o);
@@ -119,10 +120,10 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
 static cJSON *problem_object(const ApiProblem *p)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "type", cJSON_CreateString(p->type ? p->type : "about:blank")) &&
-              put(o, "title", cJSON_CreateString(p->title ? p->title : "Error")) &&
-              put(o, "status", cJSON_CreateNumber(p->status)) && put(o, "detail", cJSON_CreateString(p->detail)) &&
-              put(o, "field", cJSON_CreateString(p->field));
+    bool ok = api_json_put(o, "type", cJSON_CreateString(p->type ? p->type : "about:blank")) &&
+              api_json_put(o, "title", cJSON_CreateString(p->title ? p->title : "Error")) &&
+              api_json_put(o, "status", cJSON_CreateNumber(p->status)) && api_json_put(o, "detail", cJSON_CreateString(p->detail)) &&
+              api_json_put(o, "field", cJSON_CreateString(p->field));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -144,20 +145,20 @@ char *api_progress_json(const ApiRequest *req, const EngineResult *res)
     int size = req->pos.size;
     int npv = clamp(res->npv, 0, ENGINE_MAX_MULTIPV);
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "depth", cJSON_CreateNumber(res->depth)) &&
-              put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
-              put(o, "best_move", move_value(res->best_move, size)) &&
-              put(o, "score", cJSON_CreateNumber(res->score)) &&
-              put(o, "winrate", winrate_value(res->score, res->mate)) && put(o, "mate", mate_value(res->mate)) &&
-              put(o, "pv", npv ? move_array(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
+    bool ok = api_json_put(o, "depth", cJSON_CreateNumber(res->depth)) &&
+              api_json_put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
+              api_json_put(o, "best_move", api_json_move(res->best_move, size)) &&
+              api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
+              api_json_put(o, "winrate", winrate_value(res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+              api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                                : cJSON_CreateArray());
     if (ok && npv > 1) {
         cJSON *pvs = cJSON_CreateArray();
-        for (int i = 0; pvs && i < npv && ok; i++) ok = push(pvs, pv_object(&res->pvs[i], size));
-        ok = ok && put(o, "pvs", pvs);
+        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], size));
+        ok = ok && api_json_put(o, "pvs", pvs);
     }
-    ok = ok && put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
-         put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms));
+    ok = ok && api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
+         api_json_put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -185,17 +186,17 @@ char *api_batch_json(const ApiBatch *b, const EngineResult *results)
     bool ok = o && arr;
     for (int i = 0; ok && i < b->n; i++) {
         if (b->ok[i] && results) {
-            ok = push(arr, result_object(&b->reqs[i], &results[i]));
+            ok = api_json_push(arr, result_object(&b->reqs[i], &results[i]));
         } else if (b->ok[i]) {
             ApiProblem p;
             api_problem(&p, 500, "", "no result for this position");
-            ok = push(arr, problem_object(&p));
+            ok = api_json_push(arr, problem_object(&p));
         } else {
-            ok = push(arr, problem_object(&b->errors[i]));
+            ok = api_json_push(arr, problem_object(&b->errors[i]));
         }
     }
     if (ok) {
-        ok = put(o, "results", arr);
+        ok = api_json_put(o, "results", arr);
         arr = NULL;
     }
     cJSON_Delete(arr);
@@ -258,20 +259,20 @@ static cJSON *move_review_object(const ApiReview *r, const EngineResult *results
     const EngineResult *before = &results[i];
     const PvLine *line = before->npv > 0 ? &before->pvs[0] : NULL;
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "ply", cJSON_CreateNumber(i + 1)) &&
-              put(o, "side", cJSON_CreateString(i % 2 ? "white" : "black")) &&
-              put(o, "move", move_value(r->game.pos.moves[i], size)) &&
-              put(o, "best_move", move_value(before->best_move, size)) &&
-              put(o, "pv", line ? move_array(line->pv, line->pv_len < ENGINE_MAX_PV ? line->pv_len : ENGINE_MAX_PV, size)
+    bool ok = api_json_put(o, "ply", cJSON_CreateNumber(i + 1)) &&
+              api_json_put(o, "side", cJSON_CreateString(i % 2 ? "white" : "black")) &&
+              api_json_put(o, "move", api_json_move(r->game.pos.moves[i], size)) &&
+              api_json_put(o, "best_move", api_json_move(before->best_move, size)) &&
+              api_json_put(o, "pv", line ? api_json_moves(line->pv, line->pv_len < ENGINE_MAX_PV ? line->pv_len : ENGINE_MAX_PV, size)
                                 : cJSON_CreateArray()) &&
-              put(o, "score", cJSON_CreateNumber(before->score)) &&
-              put(o, "mate", mate_value(before->mate)) &&
-              put(o, "winrate_before", rounded(m->wr_before, 1000)) &&
-              put(o, "winrate_after", rounded(m->wr_after, 1000)) &&
-              put(o, "winrate_loss", rounded(m->loss, 10)) &&
-              put(o, "judgement", cJSON_CreateString(judgement_names[m->judgement])) &&
-              put(o, "missed_win", cJSON_CreateBool(m->missed_win)) &&
-              put(o, "only_move", cJSON_CreateBool(m->only_move));
+              api_json_put(o, "score", cJSON_CreateNumber(before->score)) &&
+              api_json_put(o, "mate", api_json_mate(before->mate)) &&
+              api_json_put(o, "winrate_before", api_json_rounded(m->wr_before, 1000)) &&
+              api_json_put(o, "winrate_after", api_json_rounded(m->wr_after, 1000)) &&
+              api_json_put(o, "winrate_loss", api_json_rounded(m->loss, 10)) &&
+              api_json_put(o, "judgement", cJSON_CreateString(judgement_names[m->judgement])) &&
+              api_json_put(o, "missed_win", cJSON_CreateBool(m->missed_win)) &&
+              api_json_put(o, "only_move", cJSON_CreateBool(m->only_move));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -291,10 +292,10 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
     int ncritical = 0;
     cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateArray();
     bool ok = o && arr;
-    if (ok && r->game.has_id) ok = put(o, "id", cJSON_CreateString(r->game.id));
-    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(r->game.pos.rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(r->game.pos.size)) &&
-         put(o, "opening", api_opening_value(api_position_opening(&r->game.pos)));
+    if (ok && r->game.has_id) ok = api_json_put(o, "id", cJSON_CreateString(r->game.id));
+    ok = ok && api_json_put(o, "rule", cJSON_CreateString(rule_name(r->game.pos.rule))) &&
+         api_json_put(o, "board_size", cJSON_CreateNumber(r->game.pos.size)) &&
+         api_json_put(o, "opening", api_opening_value(api_position_opening(&r->game.pos)));
     for (int i = 0; ok && i < r->n; i++) {
         MoveReview m = review_move(r, results, i);
         int side = i % 2;
@@ -311,27 +312,27 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
             }
             if (at < REVIEW_CRITICAL) critical[at] = i + 1, critical_loss[at] = m.loss;
         }
-        ok = push(arr, move_review_object(r, results, i, &m));
+        ok = api_json_push(arr, move_review_object(r, results, i, &m));
     }
     if (ok) {
-        ok = put(o, "moves", arr);
+        ok = api_json_put(o, "moves", arr);
         arr = NULL;
     }
     cJSON *sides = ok ? cJSON_CreateObject() : NULL;
     for (int side = 0; ok && side < 2; side++) {
         double mean = moves[side] ? loss_sum[side] / moves[side] : 0;
         cJSON *so = cJSON_CreateObject();
-        ok = put(so, "moves", cJSON_CreateNumber(moves[side])) &&
-             put(so, "accuracy", rounded(accuracy_of(mean), 10)) &&
-             put(so, "mean_winrate_loss", rounded(mean, 10));
-        for (int k = 0; ok && k < JUDGEMENTS; k++) ok = put(so, judgement_names[k], cJSON_CreateNumber(count[side][k]));
-        ok = ok && put(so, "missed_win", cJSON_CreateNumber(missed[side]));
-        ok = ok ? put(sides, side ? "white" : "black", so) : (cJSON_Delete(so), false);
+        ok = api_json_put(so, "moves", cJSON_CreateNumber(moves[side])) &&
+             api_json_put(so, "accuracy", api_json_rounded(accuracy_of(mean), 10)) &&
+             api_json_put(so, "mean_winrate_loss", api_json_rounded(mean, 10));
+        for (int k = 0; ok && k < JUDGEMENTS; k++) ok = api_json_put(so, judgement_names[k], cJSON_CreateNumber(count[side][k]));
+        ok = ok && api_json_put(so, "missed_win", cJSON_CreateNumber(missed[side]));
+        ok = ok ? api_json_put(sides, side ? "white" : "black", so) : (cJSON_Delete(so), false);
     }
-    ok = ok && put(o, "sides", sides);
+    ok = ok && api_json_put(o, "sides", sides);
     cJSON *crit = ok ? cJSON_CreateArray() : NULL;
-    for (int k = 0; ok && k < ncritical; k++) ok = push(crit, cJSON_CreateNumber(critical[k]));
-    ok = ok && put(o, "critical", crit);
+    for (int k = 0; ok && k < ncritical; k++) ok = api_json_push(crit, cJSON_CreateNumber(critical[k]));
+    ok = ok && api_json_put(o, "critical", crit);
     cJSON_Delete(arr);
     if (!ok) {
         cJSON_Delete(o);
@@ -345,9 +346,9 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
 static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, int size)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(o, "move", move_value(line->move, size)) && put(o, "score", cJSON_CreateNumber(line->score)) &&
-              put(o, "winrate", rounded(c->winrate[i], 1000)) && put(o, "mate", mate_value(line->mate)) &&
-              put(o, "probability", rounded(c->probability[i], 1000));
+    bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
+              api_json_put(o, "winrate", api_json_rounded(c->winrate[i], 1000)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "probability", api_json_rounded(c->probability[i], 1000));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -366,28 +367,28 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
     Color side = res->side_to_move == BLACK || res->side_to_move == WHITE ? res->side_to_move : req->to_move;
     cJSON *o = cJSON_CreateObject(), *cands = cJSON_CreateArray();
     bool ok = o && cands;
-    if (ok && req->has_id) ok = put(o, "id", cJSON_CreateString(req->id));
-    ok = ok && put(o, "rule", cJSON_CreateString(rule_name(req->pos.rule))) &&
-         put(o, "board_size", cJSON_CreateNumber(size)) &&
-         put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
-         put(o, "move", move_value(chosen ? chosen->move : MOVE_NONE, size)) &&
-         put(o, "level", cJSON_CreateNumber(m->level->number)) &&
-         put(o, "level_name", cJSON_CreateString(m->level->name)) &&
-         put(o, "seed", cJSON_CreateNumber((double)m->seed)) &&
-         put(o, "score", chosen ? cJSON_CreateNumber(chosen->score) : cJSON_CreateNull()) &&
-         put(o, "winrate", chosen ? rounded(c.winrate[k], 1000) : cJSON_CreateNull()) &&
-         put(o, "mate", mate_value(chosen ? chosen->mate : 0)) &&
-         put(o, "best_move", move_value(res->best_move, size));
-    for (int i = 0; ok && i < c.n; i++) ok = push(cands, candidate_object(&res->pvs[i], &c, i, size));
+    if (ok && req->has_id) ok = api_json_put(o, "id", cJSON_CreateString(req->id));
+    ok = ok && api_json_put(o, "rule", cJSON_CreateString(rule_name(req->pos.rule))) &&
+         api_json_put(o, "board_size", cJSON_CreateNumber(size)) &&
+         api_json_put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
+         api_json_put(o, "move", api_json_move(chosen ? chosen->move : MOVE_NONE, size)) &&
+         api_json_put(o, "level", cJSON_CreateNumber(m->level->number)) &&
+         api_json_put(o, "level_name", cJSON_CreateString(m->level->name)) &&
+         api_json_put(o, "seed", cJSON_CreateNumber((double)m->seed)) &&
+         api_json_put(o, "score", chosen ? cJSON_CreateNumber(chosen->score) : cJSON_CreateNull()) &&
+         api_json_put(o, "winrate", chosen ? api_json_rounded(c.winrate[k], 1000) : cJSON_CreateNull()) &&
+         api_json_put(o, "mate", api_json_mate(chosen ? chosen->mate : 0)) &&
+         api_json_put(o, "best_move", api_json_move(res->best_move, size));
+    for (int i = 0; ok && i < c.n; i++) ok = api_json_push(cands, candidate_object(&res->pvs[i], &c, i, size));
     if (ok) {
-        ok = put(o, "candidates", cands);
+        ok = api_json_put(o, "candidates", cands);
         cands = NULL;
     }
-    ok = ok && put(o, "depth", cJSON_CreateNumber(res->depth)) &&
-         put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
-         put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
-         put(o, "complete", cJSON_CreateBool(res->complete)) &&
-         put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
+    ok = ok && api_json_put(o, "depth", cJSON_CreateNumber(res->depth)) &&
+         api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
+         api_json_put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
+         api_json_put(o, "complete", cJSON_CreateBool(res->complete)) &&
+         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(cands);
     if (!ok) {
         cJSON_Delete(o);
@@ -403,13 +404,13 @@ char *api_levels_json(void)
     for (int n = LEVEL_MIN; ok && n <= LEVEL_MAX; n++) {
         const Level *lv = level_get(n);
         cJSON *o = cJSON_CreateObject();
-        ok = put(o, "level", cJSON_CreateNumber(lv->number)) && put(o, "name", cJSON_CreateString(lv->name)) &&
-             put(o, "nodes", lv->nodes > 0 ? cJSON_CreateNumber((double)lv->nodes) : cJSON_CreateNull()) &&
-             put(o, "depth", lv->depth > 0 ? cJSON_CreateNumber(lv->depth) : cJSON_CreateNull()) &&
-             put(o, "multipv", cJSON_CreateNumber(lv->multipv)) &&
-             put(o, "temperature", cJSON_CreateNumber(lv->temperature)) &&
-             put(o, "safe", cJSON_CreateBool(lv->safe)) && put(o, "elo", cJSON_CreateNumber(lv->elo));
-        ok = ok ? push(arr, o) : (cJSON_Delete(o), false);
+        ok = api_json_put(o, "level", cJSON_CreateNumber(lv->number)) && api_json_put(o, "name", cJSON_CreateString(lv->name)) &&
+             api_json_put(o, "nodes", lv->nodes > 0 ? cJSON_CreateNumber((double)lv->nodes) : cJSON_CreateNull()) &&
+             api_json_put(o, "depth", lv->depth > 0 ? cJSON_CreateNumber(lv->depth) : cJSON_CreateNull()) &&
+             api_json_put(o, "multipv", cJSON_CreateNumber(lv->multipv)) &&
+             api_json_put(o, "temperature", cJSON_CreateNumber(lv->temperature)) &&
+             api_json_put(o, "safe", cJSON_CreateBool(lv->safe)) && api_json_put(o, "elo", cJSON_CreateNumber(lv->elo));
+        ok = ok ? api_json_push(arr, o) : (cJSON_Delete(o), false);
     }
     if (!ok) {
         cJSON_Delete(arr);
