@@ -26,7 +26,7 @@ ENGINE_SRC := $(wildcard engine/*.c)
 API_SRC := $(wildcard api/*.c)
 SERVER_MAINS := server/main.c server/pbrain_main.c
 SERVER_SRC := $(filter-out $(SERVER_MAINS),$(wildcard server/*.c))
-TEST_SRC := $(wildcard tests/test_*.c) tests/support.c
+TEST_SRC := $(wildcard tests/test_*.c) tests/support.c tests/http_client.c
 
 objs = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_LIB = $(BUILD)/libengine.a

@@ -19,6 +19,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "server/render.h"
+#include "tests/http_client.h"
 
 #define GOLDEN_TOLERANCE 0.005 /* share of pixels that may differ from a golden image */
 #define PIXEL_SLACK 24         /* a channel closer than this to the golden one is the same */
@@ -632,70 +633,11 @@ Test(render, the_command_writes_the_same_picture_as_the_api, .init = init, .time
 static Server *srv;
 static uint16_t port;
 
-typedef struct {
-    long status;
-    char *body;
-    size_t len;
-    char ctype[128], allow[128], cache[128];
-} Resp;
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
-{
-    Resp *r = ud;
-    size_t k = size * n;
-    r->body = realloc(r->body, r->len + k + 1);
-    memcpy(r->body + r->len, p, k);
-    r->len += k;
-    r->body[r->len] = 0;
-    return k;
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ud)
-{
-    Resp *r = ud;
-    size_t k = size * n;
-    struct { const char *name; char *to; } want[] = {{"Content-Type:", r->ctype}, {"Allow:", r->allow},
-                                                     {"Cache-Control:", r->cache}};
-    for (int i = 0; i < 3; i++) {
-        size_t m = strlen(want[i].name);
-        if (k > m && !strncasecmp(p, want[i].name, m)) {
-            snprintf(want[i].to, 128, "%.*s", (int)(k - m), p + m);
-            char *s = want[i].to, *e = s + strlen(s);
-            while (e > s && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ')) *--e = 0;
-            while (*s == ' ') memmove(s, s + 1, strlen(s));
-        }
-    }
-    return k;
-}
+typedef HttpResp Resp;
 
 static Resp call(const char *method, const char *path, const char *body, const char *header)
 {
-    Resp r = {0};
-    r.body = calloc(1, 1);
-    CURL *h = curl_easy_init();
-    char url[1024];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)port, path);
-    struct curl_slist *hs = curl_slist_append(NULL, "Expect:");
-    if (header) hs = curl_slist_append(hs, header);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hs);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 20000L);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-    if (!strcmp(method, "HEAD")) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-    else curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    CURLcode rc = curl_easy_perform(h);
-    cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
-    curl_slist_free_all(hs);
-    curl_easy_cleanup(h);
-    return r;
+    return http_request_on(NULL, port, method, path, body, header);
 }
 
 static void serve(void)
@@ -729,7 +671,7 @@ static void assert_problem(Resp *r, int status, const char *field)
 {
     char want[96];
     cr_assert_eq(r->status, status, "status %ld: %s", r->status, r->body);
-    cr_assert_str_eq(r->ctype, "application/problem+json");
+    cr_assert_str_eq(http_header(r, "Content-Type"), "application/problem+json");
     snprintf(want, sizeof want, "\"field\":\"%s\"", field);
     cr_assert(strstr(r->body, want), "%s in %s", want, r->body);
     free(r->body);
@@ -741,26 +683,26 @@ Test(render_http, get_draws_svg_by_default_and_png_or_gif_when_asked)
 {
     Resp r = call("GET", "/v1/render?moves=h8,i9,h9", NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(r.ctype, "image/svg+xml");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/svg+xml");
     cr_assert(strstr(r.body, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
-    cr_assert_str_eq(r.cache, "max-age=86400", "a picture without a search may be kept");
+    cr_assert_str_eq(http_header(&r, "Cache-Control"), "max-age=86400", "a picture without a search may be kept");
     free(r.body);
     r = call("GET", "/v1/render?moves=h8,i9,h9&format=png&pixels=200", NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(r.ctype, "image/png");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/png");
     cr_assert(r.len > 8 && !memcmp(r.body, "\x89PNG\r\n\x1a\n", 8));
     free(r.body);
     r = call("GET", "/v1/render?moves=h8,i9,h9", NULL, "Accept: text/html, image/png;q=0.9, */*");
-    cr_assert_str_eq(r.ctype, "image/png");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/png");
     free(r.body);
     r = call("GET", "/v1/render?moves=h8,i9,h9&format=gif&pixels=160", NULL, NULL);
-    cr_assert_str_eq(r.ctype, "image/gif");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/gif");
     RenderOutput o = {.data = (unsigned char *)r.body, .len = r.len};
     int w, h;
     cr_assert_eq(gif_frames(&o, NULL, &w, &h), 3);
     free(r.body);
     r = call("GET", "/v1/render?moves=h8%2Ci9", NULL, "Accept: image/gif");
-    cr_assert_str_eq(r.ctype, "image/gif", "an encoded comma splits too");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/gif", "an encoded comma splits too");
     free(r.body);
 }
 
@@ -771,15 +713,15 @@ Test(render_http, post_draws_a_position_and_searches_it_when_asked)
                   "\"limits\":{\"depth\":3},\"multipv\":2}",
                   NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(r.ctype, "image/png");
-    cr_assert_str_eq(r.cache, "no-store", "a search's picture is not kept");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/png");
+    cr_assert_str_eq(http_header(&r, "Cache-Control"), "no-store", "a search's picture is not kept");
     cairo_surface_t *s = decode_png((unsigned char *)r.body, r.len);
     cr_assert_eq(cairo_image_surface_get_width(s), 200);
     cairo_surface_destroy(s);
     free(r.body);
     r = call("POST", "/v1/render", "{\"moves\":[\"h8\",\"i9\"],\"analyze\":true,\"limits\":{\"depth\":2}}", NULL);
     cr_assert_eq(r.status, 200);
-    cr_assert_str_eq(r.ctype, "image/svg+xml");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/svg+xml");
     cr_assert(strstr(r.body, "stroke=\"#1760c8\""), "the best move and its line in the accent colour");
     free(r.body);
 }
@@ -788,7 +730,7 @@ Test(render_http, head_answers_the_headers_of_get)
 {
     Resp r = call("HEAD", "/v1/render?moves=h8&format=png", NULL, NULL);
     cr_assert_eq(r.status, 200);
-    cr_assert_str_eq(r.ctype, "image/png");
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/png");
     cr_assert_eq(r.len, 0);
     free(r.body);
 }
@@ -797,7 +739,7 @@ Test(render_http, other_methods_are_405_with_allow)
 {
     Resp r = call("PUT", "/v1/render", "{}", NULL);
     cr_assert_eq(r.status, 405);
-    cr_assert_str_eq(r.allow, "GET, HEAD, POST, OPTIONS");
+    cr_assert_str_eq(http_header(&r, "Allow"), "GET, HEAD, POST, OPTIONS");
     free(r.body);
     r = call("DELETE", "/v1/render", NULL, NULL);
     cr_assert_eq(r.status, 405);
