@@ -344,6 +344,55 @@ Test(threats, vct_opens_with_a_quiet_double_threat_when_allowed)
     free(t);
 }
 
+/* A table big enough for the longer renju proofs. */
+#define BIG_CACHE (1u << 18)
+static ThreatEntry big_cache[BIG_CACHE];
+
+static int run_quiet(int quiet_moves, int plies, Move *line, int *len, uint64_t *nodes)
+{
+    memset(big_cache, 0, sizeof big_cache);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = 2000000,
+                       .quiet_plies = 3, .quiet_moves = quiet_moves};
+    uint64_t key = b.key;
+    int r = vct_find(&ts, plies, line, len);
+    cr_assert_eq(b.key, key, "the search leaves the board as it found it");
+    cr_assert_not(ts.aborted);
+    *nodes = ts.nodes;
+    return r;
+}
+
+Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
+{
+    /* renju puzzle 72: black's j10 makes no three, but threatens the VCF
+     * l10 k9 k10; after white's only answers black needs a second such
+     * move (j9). Threes and fours alone, even with quiet openers, do not
+     * win within 25 plies. */
+    int n;
+    Tactic *t = load_suite(&n);
+    const Tactic *p = &t[71];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    uint64_t nodes;
+    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "no win by threes and fours");
+    int r = run_quiet(2, 25, line, &len, &nodes);
+    cr_log_info("renju puzzle 72: a win in %d plies, %llu nodes", r, (unsigned long long)nodes);
+    cr_assert_gt(r, 0, "the quiet moves win");
+    cr_assert_eq(len, r);
+    cr_assert_eq(line[0], support_pt(&b, "j10"), "the only winning first move");
+    assert_winning_line(line, len);
+    int quiet = 0;
+    for (int k = 0; k < len; k++) {
+        Threat th = board_threat(&b, line[k], b.to_move);
+        if (k % 2 == 0 && !threat_is_four(th) && !threat_is_three(th) && th != T_FIVE) quiet++;
+        board_play(&b, line[k]);
+    }
+    for (int k = 0; k < len; k++) board_undo(&b);
+    cr_assert_geq(quiet, 1, "the line has a quiet move");
+    free(t);
+}
+
 Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
 {
     /* white threatens k8: a four on row 8 (black g8 closes it) and an open
