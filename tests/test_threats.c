@@ -393,6 +393,39 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
     free(t);
 }
 
+Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
+{
+    /* puzzle 72 again: after black's quiet j10 the VCT answers only with
+     * the points that break the VCF j10 threatens and takes every other
+     * point as lost to it. Each of white's legal answers is searched here
+     * on its own: none may hold. */
+    int n;
+    Tactic *t = load_suite(&n);
+    const Tactic *p = &t[71];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    board_play(&b, support_pt(&b, "j10"));
+    Move line[THREAT_MAX_LINE];
+    int len, answers = 0;
+    uint64_t nodes, total = 0;
+    for (int y = 0; y < b.size; y++)
+        for (int x = 0; x < b.size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (!rules_is_legal(&b, m)) continue;
+            board_play(&b, m);
+            int r = run_quiet(2, 23, line, &len, &nodes);
+            char buf[8];
+            cr_assert_gt(r, 0, "white's %s holds", move_to_notation(m, b.size, buf));
+            assert_winning_line(line, len);
+            board_undo(&b);
+            answers++;
+            total += nodes;
+        }
+    cr_log_info("every one of %d answers to j10 loses (%llu nodes)", answers, (unsigned long long)total);
+    cr_assert_gt(answers, 150);
+    free(t);
+}
+
 Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
 {
     /* white threatens k8: a four on row 8 (black g8 closes it) and an open
