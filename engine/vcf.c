@@ -427,10 +427,12 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         store(ts, key, rem, out->pn, out->dn, out->len, best);
         return;
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) { /* the table's lines are fetched together, then read */
         ch[i].key = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used + ch[i].quiet);
-        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node);
+        __builtin_prefetch(&ts->cache[ch[i].key & ts->cache_mask]);
     }
+    for (int i = 0; i < n; i++)
+        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node);
     uint32_t pn, dn;
     for (;;) {
         /* this node's numbers from its children's: the best child by its
