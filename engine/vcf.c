@@ -358,10 +358,11 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
                 return NODE_OPEN;
             }
         } else if (ts->vct && (ts->quiet_limit > 0 || ply - 1 < ts->quiet_plies)) {
-            /* after a quiet move: the answers to the VCF it threatens, or
-             * (an opener) every candidate answer */
+            /* after a quiet move: the answers to the VCF it threatens (in
+             * the pass with quiet VCF threats), or (an opener) every
+             * candidate answer */
             Move threat[THREAT_MAX_LINE], any = MOVE_NONE;
-            int tl = rem >= VCF_THREAT_MIN_PLIES - 1 ? vcf_threat(ts, rem - 1, threat) : 0;
+            int tl = ts->quiet_limit > 0 && rem >= VCF_THREAT_MIN_PLIES - 1 ? vcf_threat(ts, rem - 1, threat) : 0;
             nm = tl ? vcf_breakers(ts, threat, tl, mv, &any) : -1;
             if (nm == 0) {
                 if (any == MOVE_NONE) return NODE_DISPROVEN;
