@@ -384,7 +384,10 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
     for (int i = 0; i < nm; i++) {
         Threat t = board_threat(b, mv[i].move, me);
         ch[i].move = mv[i].move;
-        ch[i].quiet = me == ts->attacker && !threat_is_four(t) && !threat_is_three(t) && t != T_FIVE;
+        /* (counted only where there is a limit to count against, so the
+         * first pass's table keys are the plain VCT's) */
+        ch[i].quiet = ts->quiet_limit > 0 && me == ts->attacker && !threat_is_four(t) && !threat_is_three(t) &&
+                      t != T_FIVE;
     }
     *n = nm;
     return nm ? NODE_OPEN : NODE_DISPROVEN;
