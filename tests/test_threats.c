@@ -229,6 +229,68 @@ Test(threats, an_open_three_is_answered_only_by_real_defences)
     }
 }
 
+/* The defences by their definition, every four point tried: a point of a
+ * four of either side that the side to move may take, kept when it is a
+ * four of its own or leaves the opponent no straight four to make (all of
+ * them when none does). Sorted by point. */
+static int defences_by_definition(Move *out)
+{
+    Color me = b.to_move, opp = OPPONENT(me);
+    Move pts[2][BOARD_MAX_MOVES], all[BOARD_MAX_MOVES];
+    int np[2] = {board_threat_points(&b, me, TK_FOUR, pts[0], BOARD_MAX_MOVES),
+                 board_threat_points(&b, opp, TK_FOUR, pts[1], BOARD_MAX_MOVES)};
+    int n = 0, nall = 0;
+    for (Move m = 0; m < BOARD_CELLS; m++) {
+        bool four_point = false;
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < np[s]; i++) four_point |= pts[s][i] == m;
+        if (!four_point || !rules_is_legal(&b, m)) continue;
+        all[nall++] = m;
+        bool keep = threat_is_four(board_threat(&b, m, me));
+        if (!keep) {
+            board_play(&b, m);
+            keep = !movegen_has_open_four_point(&b, opp);
+            board_undo(&b);
+        }
+        if (keep) out[n++] = m;
+    }
+    if (n == 0)
+        for (int i = 0; i < nall; i++) out[n++] = all[i];
+    return n;
+}
+
+Test(threats, defences_skip_only_points_that_cannot_stop_the_straight_four)
+{
+    /* every open three that can be made in the suite's positions: the
+     * generator's answers (which skip the four points out of reach of one
+     * straight-four point) are the answers by definition */
+    int n, checked = 0;
+    Tactic *t = load_suite(&n);
+    for (int i = 0; i < n; i++) {
+        cr_assert(board_reset(&b, t[i].pos.size, t[i].pos.rule));
+        for (int k = 0; k < t[i].pos.nmoves; k++) board_play(&b, t[i].pos.moves[k]);
+        ScoredMove threes[BOARD_MAX_MOVES];
+        int nt = movegen_threats(&b, threes, false);
+        for (int j = 0; j < nt; j++) {
+            if (!threat_is_three(board_threat(&b, threes[j].move, b.to_move))) continue;
+            board_play(&b, threes[j].move);
+            GenKind kind;
+            Move got[BOARD_MAX_MOVES], want[BOARD_MAX_MOVES];
+            int ng = gen_sorted(&kind, got);
+            if (kind == GEN_DEFEND_THREE) {
+                int nw = defences_by_definition(want);
+                cr_assert_eq(ng, nw, "puzzle %d, three %d: %d answers, %d by definition", i + 1, j, ng, nw);
+                for (int k = 0; k < nw; k++) cr_assert_eq(got[k], want[k], "puzzle %d, three %d", i + 1, j);
+                checked++;
+            }
+            board_undo(&b);
+        }
+    }
+    cr_log_info("%d defence sets checked", checked);
+    cr_assert_gt(checked, 400);
+    free(t);
+}
+
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
 #define TACTICS_MIN_SOLVED 88 /* the right first move */
