@@ -26,9 +26,12 @@
  * board) are not tried, so the set stays complete. A line that leans on
  * renju's forbidden points in a way a far stone could change (a black four
  * with two open threes through it, a block black may not make) is not
- * used. These searches come second: threes and fours alone are tried
- * first, and only when they fail within max_plies the search starts again
- * with the quiet moves, in a table of its own.
+ * used. The threatened VCF is found by a small df-pn VCF in the same
+ * table (VCF_THREAT_NODES; running out of it only means no threat). These
+ * searches come second: threes and fours alone are tried first (exactly
+ * the plain VCT), and only when they fail within max_plies the search
+ * starts again with the quiet moves, in a table of its own; in that pass an
+ * opener that threatens a VCF is answered the same way.
  *
  * df-pn. Attacker nodes are OR nodes (one winning move proves them),
  * defender nodes AND nodes (every answer must lose). Each node has a proof
