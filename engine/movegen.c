@@ -86,12 +86,44 @@ static int kind_points(const Board *b, Color a, unsigned ka, Color c, unsigned k
     return n;
 }
 
+/* A straight-four point of side that no stone off its four lines (or
+ * farther than a line pattern reaches) can take away: one whose pattern
+ * such a stone cannot touch and, for renju black, that no far stone can
+ * make forbidden (with fewer than two open threes through it, the
+ * real-three check never looks far). MOVE_NONE when there is none. */
+static Move fixed_open_four_point(const Board *b, Color side)
+{
+    Move pts[BOARD_MAX_MOVES];
+    int np = board_threat_points(b, side, TK_OPEN4, pts, BOARD_MAX_MOVES);
+    for (int i = 0; i < np; i++) {
+        if (b->rule == RULE_RENJU && side == BLACK) {
+            if (maybe_double_three(b, pts[i]) || board_threat(b, pts[i], BLACK) == T_FORBID) continue;
+        }
+        return pts[i];
+    }
+    return MOVE_NONE;
+}
+
+/* True when m is p or on one of the four lines through p within a line
+ * pattern's reach of it. */
+static bool in_reach(Move m, Move p)
+{
+    if (m == p) return true;
+    for (int d = 0; d < 4; d++)
+        for (int k = 1; k <= 5; k++)
+            if (m == p + k * board_dir[d] || m == p - k * board_dir[d]) return true;
+    return false;
+}
+
 int movegen_defences(Board *b, ScoredMove *out)
 {
     Color me = b->to_move, opp = OPPONENT(me);
     Move pts[BOARD_MAX_MOVES];
     int np = kind_points(b, me, 1u << TK_FOUR, opp, 1u << TK_FOUR, pts), n = 0, nall = 0;
     ScoredMove all[BOARD_MAX_MOVES];
+    /* a point out of reach of this straight-four point leaves it, so it
+     * need not be tried */
+    Move fixed = fixed_open_four_point(b, opp);
     for (int i = 0; i < np; i++) {
         Move m = pts[i];
         if (!legal_for_mover(b, m)) continue;
@@ -100,7 +132,7 @@ int movegen_defences(Board *b, ScoredMove *out)
         /* an own four gains a tempo; any other point must really stop every
          * straight four the opponent threatens */
         bool keep = threat_is_four(board_threat(b, m, me));
-        if (!keep) {
+        if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) {
             board_play(b, m);
             keep = !movegen_has_open_four_point(b, opp);
             board_undo(b);

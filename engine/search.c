@@ -53,6 +53,7 @@
 #define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
 #define ROOT_VCT_PLIES 25
 #define ROOT_QUIET_PLIES 3        /* the VCT may open with a quiet double-threat move */
+#define ROOT_QUIET_MOVES 2        /* ...and make up to this many quiet moves that threaten a VCF in a line */
 #define COMPLETE_NODES 100000     /* threat search budget to play a mate's line on to the five */
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
 #define ROOT_REFUTE_NODES 4000    /* VCF budget per root move to see whether it refutes the opponent's VCF */
@@ -63,6 +64,10 @@
  * table), until LATE_VCT_TIME_PCT of a time limit */
 #define LATE_VCT_TIME_PCT 95
 #define LATE_VCT_NODES 4000000
+/* ...and the iterative deepening itself stops at this share of a time
+ * limit then, so that the VCT always gets the rest: a position whose
+ * threats the root VCT could not settle is where they decide the game */
+#define VCT_OPEN_MAIN_TIME_PCT 50
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -108,6 +113,7 @@ static ThreatSearch threat_setup(Engine *e, uint64_t budget, int quiet_plies)
         .cache_mask = e->threat_mask,
         .budget = budget,
         .quiet_plies = quiet_plies,
+        .quiet_moves = quiet_plies ? ROOT_QUIET_MOVES : 0,
     };
 }
 
@@ -760,6 +766,9 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     out->pvs[0].score = e->eval[0];
     out->pvs[0].mate = 0;
 
+    int64_t deadline = e->deadline_ns;
+    if (deadline && e->vct_open && !proven_plies)
+        e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_TIME_PCT;
     Score prev[ENGINE_MAX_MULTIPV];
     bool cut_short = false;
     Move last_best = MOVE_NONE;
@@ -833,6 +842,12 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         e->root[0].score > -SCORE_INF)
         fill_line(&out->pvs[0], &e->root[0]);
     out->complete = !e->stopped && !cut_short;
+    if (e->deadline_ns != deadline && e->stopped && search_now_ns() < deadline &&
+        !(e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) && !(e->node_limit && e->nodes >= e->node_limit)) {
+        cut_short = true; /* only the share kept for the VCT is over */
+        e->stopped = false;
+    }
+    e->deadline_ns = deadline;
     if (!proven_plies && e->vct_open && cut_short) {
         if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
         if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len);

@@ -24,6 +24,12 @@
 #define INIT_PN_THREE 2
 #define INIT_PN_QUIET 12
 #define QUIET_MIN_PLIES 7 /* a quiet move, an answer, then at least a four-three */
+/* a quiet move that threatens a VCF: itself, an answer, then a four, its
+ * block and the five */
+#define VCF_THREAT_MIN_PLIES 5
+#define VCF_THREAT_NODES 3000 /* budget of the VCF looked for after a quiet move */
+#define QUIET_LINE_SALT 0x4c494e453a3a3a3aull
+#define QUIET_MOVES_SALT 0x4d4f5645533a3a3aull
 #define FOLLOW_NODES 50000 /* budget on top to re-prove parts of a proof the table lost */
 /* plies of the successive iterations (the last one is the caller's limit):
  * short wins are found first and reported as such */
@@ -32,6 +38,7 @@
 
 typedef struct {
     Move move;
+    bool quiet; /* an attacker move that makes no four or three */
     uint64_t key;
     uint32_t pn, dn;
     int len;
@@ -50,6 +57,25 @@ static bool tick(ThreatSearch *ts)
 }
 
 static inline uint32_t sat_add(uint32_t a, uint32_t b) { return a + b >= PN_INF ? PN_INF : a + b; }
+
+/* Table keys: the position, the search kind and how many quiet moves the
+ * line to it has used (a node with fewer left is a different problem). */
+static inline uint64_t node_key(const ThreatSearch *ts, uint64_t board_key, int quiet_used)
+{
+    return board_key ^ ts->kind_salt ^ (uint64_t)quiet_used * QUIET_LINE_SALT;
+}
+
+static inline void play_child(ThreatSearch *ts, const Child *c)
+{
+    board_play(ts->b, c->move);
+    ts->quiet_used += c->quiet;
+}
+
+static inline void undo_child(ThreatSearch *ts, const Child *c)
+{
+    board_undo(ts->b);
+    ts->quiet_used -= c->quiet;
+}
 
 /* The numbers known for key with rem plies left: a proof longer than rem or
  * a disproof of fewer plies does not count. */
@@ -79,6 +105,9 @@ static void store(ThreatSearch *ts, uint64_t key, int rem, uint32_t pn, uint32_t
     e->best = best;
 }
 
+static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn, Child *out);
+static int follow(ThreatSearch *ts, int ply, int rem, Move *line);
+
 static bool legal(Board *b, Move m) { return !(b->to_move == BLACK && movegen_forbidden(b, m)); }
 
 /* A quiet move that makes two or more lines of threats at once: open twos
@@ -94,9 +123,173 @@ static bool quiet_double(const Board *b, Move m, Color side)
     return lines >= 2;
 }
 
+static uint64_t vcf_salt(const ThreatSearch *ts)
+{
+    return ts->salt ^ VCF_SALT ^ (ts->attacker == WHITE ? WHITE_SALT : 0);
+}
+
+/*
+ * The VCF the attacker would have if the defender (to move on the board)
+ * passed: what a quiet move threatens. Searched within rem plies under its
+ * own small budget (running out of it means no threat, never a false win);
+ * the line goes to line. Returns its length or 0.
+ */
+static int vcf_threat(ThreatSearch *ts, int rem, Move *line)
+{
+    Board *b = ts->b;
+    bool vct = ts->vct;
+    uint64_t kind = ts->kind_salt, budget = ts->budget, cap = ts->nodes + VCF_THREAT_NODES;
+    if (cap < budget) ts->budget = cap;
+    int used = ts->quiet_used;
+    ts->vct = false;
+    ts->kind_salt = vcf_salt(ts);
+    ts->quiet_used = 0;
+    board_pass(b);
+    Child root;
+    mid(ts, 0, rem, PN_INF, PN_INF, &root);
+    int len = !ts->aborted && root.pn == 0 ? follow(ts, 0, rem, line) : 0;
+    board_pass(b);
+    if (ts->aborted && ts->budget < budget && ts->nodes >= ts->budget) {
+        ts->aborted = false; /* only the threat's own budget ran out */
+        len = 0;
+    }
+    if (ts->aborted) len = 0;
+    ts->budget = budget;
+    ts->vct = vct;
+    ts->kind_salt = kind;
+    ts->quiet_used = used;
+    return len;
+}
+
+/* What line_holds may note about a line as it plays it. */
+typedef struct {
+    bool risky;     /* it leans on renju's forbidden points (see line_holds) */
+    int nreplies;   /* the defender's forced blocks, in order */
+    Move replies[THREAT_MAX_LINE];
+    uint8_t *zone;  /* when set: the points within a four's reach of each attacker move, along its fours */
+} LineNotes;
+
+/*
+ * Plays a VCF line on from the board (attacker to move), checking every
+ * step: each attacker move a legal four, each answer the one forced block,
+ * no five of the defender's on the way. Returns true when it ends in the
+ * attacker's five (or a five point the defender cannot stop). The board is
+ * left as it was. The notes (may be NULL) say where the line can be
+ * touched: notes->risky when it depends on renju's forbidden points in a
+ * way a stone far from it could change (a black move with two open threes
+ * through it: the real-three check looks far; or a block black could not
+ * make).
+ */
+static bool line_holds(Board *b, Color attacker, const Move *line, int len, LineNotes *notes)
+{
+    int played = 0, k = 0;
+    bool won = false;
+    Move f[2];
+    for (;;) {
+        Color me = b->to_move, opp = OPPONENT(me);
+        if (me == attacker) {
+            if (movegen_five_points(b, me, f, 1)) {
+                won = true;
+                break;
+            }
+            if (b->tcount[opp - 1][T_FIVE] || k >= len) break;
+            Move m = line[k];
+            k += 2;
+            if (!board_empty(b, m) || !legal(b, m) || !threat_is_four(board_threat(b, m, me))) break;
+            if (notes) {
+                int threes = 0;
+                for (int d = 0; d < 4; d++) {
+                    Pattern p = board_pattern(b, m, d, me);
+                    threes += p == P_F3 || p == P_F3S;
+                    if (notes->zone && p >= P_B4)
+                        for (int j = -4; j <= 4; j++) notes->zone[m + j * board_dir[d]] = 1;
+                }
+                if (b->rule == RULE_RENJU && me == BLACK && threes >= 2) notes->risky = true;
+            }
+            board_play(b, m);
+        } else {
+            if (b->tcount[me - 1][T_FIVE]) break; /* the defender makes five first */
+            int nf = movegen_five_points(b, opp, f, 2);
+            if (nf == 0) break;
+            if (nf >= 2 || !legal(b, f[0])) {
+                if (nf == 1 && notes) notes->risky = true;
+                won = true;
+                break;
+            }
+            if (notes) notes->replies[notes->nreplies++] = f[0];
+            board_play(b, f[0]);
+        }
+        played++;
+    }
+    while (played--) board_undo(b);
+    return won;
+}
+
+/*
+ * The defender's answers to a quiet move that threatens the VCF line
+ * (defender to move on the board): every legal point after which the line
+ * no longer wins, tried one by one. Only points that can touch the line are
+ * tried: its own points, the points along each of its fours, and the
+ * points where the defender would have a four with the help of its forced
+ * blocks (a stone anywhere else changes none of the patterns the line
+ * uses); every point when the line leans on renju's forbidden points. When
+ * every point loses, one of them (*any) stands for them all. Returns the
+ * count, or -1 when the line does not win at all.
+ */
+static int vcf_breakers(ThreatSearch *ts, const Move *line, int len, ScoredMove *out, Move *any)
+{
+    Board *b = ts->b;
+    Color defender = b->to_move, attacker = OPPONENT(defender);
+    uint8_t zone[BOARD_CELLS];
+    LineNotes notes = {.zone = zone};
+    memset(zone, 0, sizeof zone);
+    board_pass(b);
+    bool holds = line_holds(b, attacker, line, len, &notes);
+    board_pass(b);
+    if (!holds || notes.risky) return -1;
+    for (int i = 0; i < len; i++) zone[line[i]] = 1;
+    /* the defender's fours with its blocks on the board (and none of the
+     * attacker's stones that came with them: fewer stones of the attacker
+     * only leave the defender more fours) */
+    for (int i = 0; i < notes.nreplies; i++) {
+        board_play(b, notes.replies[i]);
+        board_pass(b);
+    }
+    /* (a four, a five, or for renju black a double four or overline that
+     * is forbidden only with the blocks there) */
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (b->cell[m].stone == EMPTY && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
+        }
+    for (int i = notes.nreplies; i-- > 0;) {
+        board_pass(b);
+        board_undo(b);
+    }
+    int n = 0;
+    *any = MOVE_NONE;
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (!zone[m] || b->cell[m].stone != EMPTY || !legal(b, m)) continue;
+            board_play(b, m);
+            bool lost = line_holds(b, attacker, line, len, NULL);
+            board_undo(b);
+            if (!lost) {
+                out[n].move = m;
+                out[n++].score = movegen_score(b, m);
+            } else if (*any == MOVE_NONE) {
+                *any = m;
+            }
+        }
+    if (n == 0 && *any == MOVE_NONE) *any = movegen_any_legal(b); /* every point is far from the line */
+    return n;
+}
+
 static int add_move(Child *ch, int n, Move m)
 {
     ch[n].move = m;
+    ch[n].quiet = false;
     return n + 1;
 }
 
@@ -127,15 +320,17 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
             return NODE_OPEN;
         }
         nm = movegen_threats(b, mv, !ts->vct || rem < 5);
-        if (ts->vct && ply < ts->quiet_plies && rem >= QUIET_MIN_PLIES) {
+        bool opener = ply < ts->quiet_plies && rem >= QUIET_MIN_PLIES;
+        if (ts->vct && (opener || (ts->quiet_used < ts->quiet_limit && rem >= VCF_THREAT_MIN_PLIES))) {
             ScoredMove all[BOARD_MAX_MOVES];
             GenKind kind;
             int na = movegen(b, all, &kind);
             if (kind == GEN_ALL)
                 for (int i = 0; i < na; i++) {
-                    Threat t = board_threat(b, all[i].move, me);
-                    if (!threat_is_four(t) && !threat_is_three(t) && quiet_double(b, all[i].move, me))
-                        mv[nm++] = all[i];
+                    Move m = all[i].move;
+                    Threat t = board_threat(b, m, me);
+                    if (threat_is_four(t) || threat_is_three(t)) continue;
+                    if (quiet_double(b, m, me)) mv[nm++] = all[i];
                 }
         }
     } else {
@@ -162,10 +357,23 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
                 *n = add_move(ch, 0, any);
                 return NODE_OPEN;
             }
-        } else if (ply - 1 < ts->quiet_plies && ts->vct) {
-            /* after a quiet move: every candidate answer */
-            GenKind kind;
-            nm = movegen(b, mv, &kind);
+        } else if (ts->vct && (ts->quiet_limit > 0 || ply - 1 < ts->quiet_plies)) {
+            /* after a quiet move: the answers to the VCF it threatens (in
+             * the pass with quiet VCF threats), or (an opener) every
+             * candidate answer */
+            Move threat[THREAT_MAX_LINE], any = MOVE_NONE;
+            int tl = ts->quiet_limit > 0 && rem >= VCF_THREAT_MIN_PLIES - 1 ? vcf_threat(ts, rem - 1, threat) : 0;
+            nm = tl ? vcf_breakers(ts, threat, tl, mv, &any) : -1;
+            if (nm == 0) {
+                if (any == MOVE_NONE) return NODE_DISPROVEN;
+                *n = add_move(ch, 0, any);
+                return NODE_OPEN;
+            }
+            if (nm < 0) {
+                if (ply - 1 >= ts->quiet_plies) return NODE_DISPROVEN; /* it threatened nothing */
+                GenKind kind;
+                nm = movegen(b, mv, &kind);
+            }
             if (nm > MAX_CHILDREN) return NODE_DISPROVEN; /* too wide to prove */
         } else {
             return NODE_DISPROVEN; /* the attacker's last move threatened nothing */
@@ -173,7 +381,14 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
     }
     if (nm > MAX_CHILDREN) nm = MAX_CHILDREN;
     movegen_sort(mv, nm);
-    for (int i = 0; i < nm; i++) ch[i].move = mv[i].move;
+    for (int i = 0; i < nm; i++) {
+        Threat t = board_threat(b, mv[i].move, me);
+        ch[i].move = mv[i].move;
+        /* (counted only where there is a limit to count against, so the
+         * first pass's table keys are the plain VCT's) */
+        ch[i].quiet = ts->quiet_limit > 0 && me == ts->attacker && !threat_is_four(t) && !threat_is_three(t) &&
+                      t != T_FIVE;
+    }
     *n = nm;
     return nm ? NODE_OPEN : NODE_DISPROVEN;
 }
@@ -198,7 +413,7 @@ static void init_child(const ThreatSearch *ts, Child *c, bool or_node)
 static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn, Child *out)
 {
     Board *b = ts->b;
-    uint64_t key = b->key ^ ts->kind_salt;
+    uint64_t key = node_key(ts, b->key, ts->quiet_used);
     bool or_node = b->to_move == ts->attacker;
     out->pn = out->dn = 1;
     out->len = 0;
@@ -207,6 +422,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
     int n, len = 0;
     Move best = MOVE_NONE;
     NodeState st = expand(ts, ply, rem, ch, &n, &len, &best);
+    if (ts->aborted) return; /* (a threat's VCF was cut short: nothing is known) */
     if (st != NODE_OPEN) {
         bool won = st == NODE_PROVEN;
         out->pn = won ? 0 : PN_INF;
@@ -215,10 +431,12 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         store(ts, key, rem, out->pn, out->dn, out->len, best);
         return;
     }
-    for (int i = 0; i < n; i++) {
-        ch[i].key = board_key_after(b, ch[i].move) ^ ts->kind_salt;
-        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node);
+    for (int i = 0; i < n; i++) { /* the table's lines are fetched together, then read */
+        ch[i].key = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used + ch[i].quiet);
+        __builtin_prefetch(&ts->cache[ch[i].key & ts->cache_mask]);
     }
+    for (int i = 0; i < n; i++)
+        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node);
     uint32_t pn, dn;
     for (;;) {
         /* this node's numbers from its children's: the best child by its
@@ -250,9 +468,9 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
             cdn = thdn < cap ? thdn : cap;
             cpn = thpn - pn + ch[bi].pn;
         }
-        board_play(b, ch[bi].move);
+        play_child(ts, &ch[bi]);
         mid(ts, ply + 1, rem - 1, cpn, cdn, &ch[bi]);
-        board_undo(b);
+        undo_child(ts, &ch[bi]);
     }
     if (pn == 0) {
         /* attacker: the shortest proven move; defender: the longest answer */
@@ -275,7 +493,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
 /* Proves the node on the board again when the table lost it. */
 static bool reprove(ThreatSearch *ts, int ply, int rem, Child *c)
 {
-    uint64_t key = ts->b->key ^ ts->kind_salt;
+    uint64_t key = node_key(ts, ts->b->key, ts->quiet_used);
     if (lookup(ts, key, rem, c) && c->pn == 0) return true;
     mid(ts, ply, rem, PN_INF, PN_INF, c);
     return c->pn == 0;
@@ -314,18 +532,18 @@ static int follow(ThreatSearch *ts, int ply, int rem, Move *line)
     Child c;
     if (or_node) /* the shortest of the winning moves the table still holds */
         for (int i = 0; i < n; i++) {
-            board_play(b, ch[i].move);
-            bool proven = lookup(ts, b->key ^ ts->kind_salt, rem - 1, &c) && c.pn == 0;
-            board_undo(b);
+            play_child(ts, &ch[i]);
+            bool proven = lookup(ts, node_key(ts, b->key, ts->quiet_used), rem - 1, &c) && c.pn == 0;
+            undo_child(ts, &ch[i]);
             if (proven && c.len < pick_len) {
                 pick = i;
                 pick_len = c.len;
             }
         }
     for (int i = 0; i < n && !(or_node && pick >= 0); i++) {
-        board_play(b, ch[i].move);
+        play_child(ts, &ch[i]);
         bool proven = reprove(ts, ply + 1, rem - 1, &c);
-        board_undo(b);
+        undo_child(ts, &ch[i]);
         if (!proven) {
             if (or_node) continue;
             return 0; /* a defence holds after all */
@@ -337,9 +555,9 @@ static int follow(ThreatSearch *ts, int ply, int rem, Move *line)
     }
     if (pick < 0) return 0;
     line[0] = ch[pick].move;
-    board_play(b, ch[pick].move);
+    play_child(ts, &ch[pick]);
     int r = follow(ts, ply + 1, rem - 1, line + 1);
-    board_undo(b);
+    undo_child(ts, &ch[pick]);
     return r ? r + 1 : 0;
 }
 
@@ -349,19 +567,29 @@ static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int m
     if (max_plies > THREAT_MAX_LINE - 1) max_plies = THREAT_MAX_LINE - 1;
     ts->attacker = ts->b->to_move;
     ts->vct = vct;
-    ts->kind_salt = ts->salt ^ (vct ? VCT_SALT : VCF_SALT) ^ (ts->attacker == WHITE ? WHITE_SALT : 0) ^
-                    (vct && ts->quiet_plies ? QUIET_SALT * (uint64_t)ts->quiet_plies : 0);
-    for (int i = 0; i <= nsteps; i++) {
-        int max = i < nsteps && steps[i] < max_plies ? steps[i] : max_plies;
-        Child root;
-        mid(ts, 0, max, PN_INF, PN_INF, &root);
-        if (ts->aborted) return 0;
-        if (root.pn == 0) {
-            if (ts->budget < ts->nodes + FOLLOW_NODES) ts->budget = ts->nodes + FOLLOW_NODES;
-            *len = follow(ts, 0, max, line);
-            return ts->aborted ? (*len = 0) : *len;
+    ts->quiet_used = 0;
+    /* first threes and fours alone (with the openers): most wins need
+     * nothing more and their trees stay small; only when that fails, the
+     * quiet moves that threaten a VCF too, in a table of their own (a
+     * disproof without them proves nothing with them) */
+    int passes = vct && ts->quiet_moves > 0 ? 2 : 1;
+    for (int pass = 0; pass < passes; pass++) {
+        ts->quiet_limit = pass ? ts->quiet_moves : 0;
+        ts->kind_salt = ts->salt ^ (vct ? VCT_SALT : VCF_SALT) ^ (ts->attacker == WHITE ? WHITE_SALT : 0) ^
+                        (vct && ts->quiet_plies ? QUIET_SALT * (uint64_t)ts->quiet_plies : 0) ^
+                        (uint64_t)ts->quiet_limit * QUIET_MOVES_SALT;
+        for (int i = 0; i <= nsteps; i++) {
+            int max = i < nsteps && steps[i] < max_plies ? steps[i] : max_plies;
+            Child root;
+            mid(ts, 0, max, PN_INF, PN_INF, &root);
+            if (ts->aborted) return 0;
+            if (root.pn == 0) {
+                if (ts->budget < ts->nodes + FOLLOW_NODES) ts->budget = ts->nodes + FOLLOW_NODES;
+                *len = follow(ts, 0, max, line);
+                return ts->aborted ? (*len = 0) : *len;
+            }
+            if (max == max_plies) break;
         }
-        if (max == max_plies) break;
     }
     return 0;
 }

@@ -15,6 +15,24 @@
  * threats at once (an open two pair, or a closed three with an open two);
  * then every candidate reply of the defender must lose.
  *
+ * Quiet moves that threaten a VCF. With quiet_moves, such a double-threat
+ * move may come anywhere in the line (at most quiet_moves of them), when
+ * it threatens a VCF: the attacker would win by fours if the defender
+ * passed. The defender's answers are then every point after which that
+ * VCF line no longer wins, found by playing the line on with the point
+ * taken (each four still a four, each block still forced, no five of the
+ * defender's on the way); the points that cannot touch the line (off its
+ * fours' lines, and no four of the defender's even with its blocks on the
+ * board) are not tried, so the set stays complete. A line that leans on
+ * renju's forbidden points in a way a far stone could change (a black four
+ * with two open threes through it, a block black may not make) is not
+ * used. The threatened VCF is found by a small df-pn VCF in the same
+ * table (VCF_THREAT_NODES; running out of it only means no threat). These
+ * searches come second: threes and fours alone are tried first (exactly
+ * the plain VCT), and only when they fail within max_plies the search
+ * starts again with the quiet moves, in a table of its own; in that pass an
+ * opener that threatens a VCF is answered the same way.
+ *
  * df-pn. Attacker nodes are OR nodes (one winning move proves them),
  * defender nodes AND nodes (every answer must lose). Each node has a proof
  * number (how many leaves at least must still be proven) and a disproof
@@ -62,11 +80,15 @@ typedef struct {
     bool (*should_stop)(void *ctx); /* polled every few hundred nodes; may be NULL */
     void *stop_ctx;
     int quiet_plies; /* attacker moves before this ply may be quiet (see above); 0 = none */
+    int quiet_moves; /* later attacker moves may be quiet when they threaten a VCF:
+                        at most this many quiet moves in a line; 0 = none */
     bool aborted;    /* budget or stop cut the search short */
     /* set by the search itself */
     Color attacker;
     bool vct;
     uint64_t kind_salt;
+    int quiet_limit; /* quiet moves allowed in a line in this pass (0, then quiet_moves) */
+    int quiet_used;  /* quiet attacker moves on the line to the current node */
 } ThreatSearch;
 
 /* Looks for a VCF for the side to move within max_plies plies. Returns the

@@ -229,6 +229,68 @@ Test(threats, an_open_three_is_answered_only_by_real_defences)
     }
 }
 
+/* The defences by their definition, every four point tried: a point of a
+ * four of either side that the side to move may take, kept when it is a
+ * four of its own or leaves the opponent no straight four to make (all of
+ * them when none does). Sorted by point. */
+static int defences_by_definition(Move *out)
+{
+    Color me = b.to_move, opp = OPPONENT(me);
+    Move pts[2][BOARD_MAX_MOVES], all[BOARD_MAX_MOVES];
+    int np[2] = {board_threat_points(&b, me, TK_FOUR, pts[0], BOARD_MAX_MOVES),
+                 board_threat_points(&b, opp, TK_FOUR, pts[1], BOARD_MAX_MOVES)};
+    int n = 0, nall = 0;
+    for (Move m = 0; m < BOARD_CELLS; m++) {
+        bool four_point = false;
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < np[s]; i++) four_point |= pts[s][i] == m;
+        if (!four_point || !rules_is_legal(&b, m)) continue;
+        all[nall++] = m;
+        bool keep = threat_is_four(board_threat(&b, m, me));
+        if (!keep) {
+            board_play(&b, m);
+            keep = !movegen_has_open_four_point(&b, opp);
+            board_undo(&b);
+        }
+        if (keep) out[n++] = m;
+    }
+    if (n == 0)
+        for (int i = 0; i < nall; i++) out[n++] = all[i];
+    return n;
+}
+
+Test(threats, defences_skip_only_points_that_cannot_stop_the_straight_four)
+{
+    /* every open three that can be made in the suite's positions: the
+     * generator's answers (which skip the four points out of reach of one
+     * straight-four point) are the answers by definition */
+    int n, checked = 0;
+    Tactic *t = load_suite(&n);
+    for (int i = 0; i < n; i++) {
+        cr_assert(board_reset(&b, t[i].pos.size, t[i].pos.rule));
+        for (int k = 0; k < t[i].pos.nmoves; k++) board_play(&b, t[i].pos.moves[k]);
+        ScoredMove threes[BOARD_MAX_MOVES];
+        int nt = movegen_threats(&b, threes, false);
+        for (int j = 0; j < nt; j++) {
+            if (!threat_is_three(board_threat(&b, threes[j].move, b.to_move))) continue;
+            board_play(&b, threes[j].move);
+            GenKind kind;
+            Move got[BOARD_MAX_MOVES], want[BOARD_MAX_MOVES];
+            int ng = gen_sorted(&kind, got);
+            if (kind == GEN_DEFEND_THREE) {
+                int nw = defences_by_definition(want);
+                cr_assert_eq(ng, nw, "puzzle %d, three %d: %d answers, %d by definition", i + 1, j, ng, nw);
+                for (int k = 0; k < nw; k++) cr_assert_eq(got[k], want[k], "puzzle %d, three %d", i + 1, j);
+                checked++;
+            }
+            board_undo(&b);
+        }
+    }
+    cr_log_info("%d defence sets checked", checked);
+    cr_assert_gt(checked, 400);
+    free(t);
+}
+
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
 #define TACTICS_MIN_SOLVED 88 /* the right first move */
@@ -341,6 +403,88 @@ Test(threats, vct_opens_with_a_quiet_double_threat_when_allowed)
     Threat first = board_threat(&b, line[0], b.to_move);
     cr_assert(!threat_is_four(first) && !threat_is_three(first), "the first move is quiet");
     assert_winning_line(line, len);
+    free(t);
+}
+
+/* A table big enough for the longer renju proofs. */
+#define BIG_CACHE (1u << 18)
+static ThreatEntry big_cache[BIG_CACHE];
+
+static int run_quiet(int quiet_moves, int plies, Move *line, int *len, uint64_t *nodes)
+{
+    memset(big_cache, 0, sizeof big_cache);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = 2000000,
+                       .quiet_plies = 3, .quiet_moves = quiet_moves};
+    uint64_t key = b.key;
+    int r = vct_find(&ts, plies, line, len);
+    cr_assert_eq(b.key, key, "the search leaves the board as it found it");
+    cr_assert_not(ts.aborted);
+    *nodes = ts.nodes;
+    return r;
+}
+
+Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
+{
+    /* renju puzzle 72: black's j10 makes no three, but threatens the VCF
+     * l10 k9 k10; after white's only answers black needs a second such
+     * move (j9). Threes and fours alone, even with quiet openers, do not
+     * win within 25 plies. */
+    int n;
+    Tactic *t = load_suite(&n);
+    const Tactic *p = &t[71];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    uint64_t nodes;
+    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "no win by threes and fours");
+    int r = run_quiet(2, 25, line, &len, &nodes);
+    cr_log_info("renju puzzle 72: a win in %d plies, %llu nodes", r, (unsigned long long)nodes);
+    cr_assert_gt(r, 0, "the quiet moves win");
+    cr_assert_eq(len, r);
+    cr_assert_eq(line[0], support_pt(&b, "j10"), "the only winning first move");
+    assert_winning_line(line, len);
+    int quiet = 0;
+    for (int k = 0; k < len; k++) {
+        Threat th = board_threat(&b, line[k], b.to_move);
+        if (k % 2 == 0 && !threat_is_four(th) && !threat_is_three(th) && th != T_FIVE) quiet++;
+        board_play(&b, line[k]);
+    }
+    for (int k = 0; k < len; k++) board_undo(&b);
+    cr_assert_geq(quiet, 1, "the line has a quiet move");
+    free(t);
+}
+
+Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
+{
+    /* puzzle 72 again: after black's quiet j10 the VCT answers only with
+     * the points that break the VCF j10 threatens and takes every other
+     * point as lost to it. Each of white's legal answers is searched here
+     * on its own: none may hold. */
+    int n;
+    Tactic *t = load_suite(&n);
+    const Tactic *p = &t[71];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    board_play(&b, support_pt(&b, "j10"));
+    Move line[THREAT_MAX_LINE];
+    int len, answers = 0;
+    uint64_t nodes, total = 0;
+    for (int y = 0; y < b.size; y++)
+        for (int x = 0; x < b.size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (!rules_is_legal(&b, m)) continue;
+            board_play(&b, m);
+            int r = run_quiet(2, 23, line, &len, &nodes);
+            char buf[8];
+            cr_assert_gt(r, 0, "white's %s holds", move_to_notation(m, b.size, buf));
+            assert_winning_line(line, len);
+            board_undo(&b);
+            answers++;
+            total += nodes;
+        }
+    cr_log_info("every one of %d answers to j10 loses (%llu nodes)", answers, (unsigned long long)total);
+    cr_assert_gt(answers, 150);
     free(t);
 }
 
