@@ -50,6 +50,19 @@ static Tactic *load_suite(int *n)
     return t;
 }
 
+/* Sets b to the position of puzzle index (0-based) of the suite; *t holds
+ * the suite, for the caller to free. */
+static const Tactic *setup_puzzle(int index, Tactic **t)
+{
+    int n;
+    *t = load_suite(&n);
+    cr_assert_lt(index, n);
+    const Tactic *p = &(*t)[index];
+    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
+    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    return p;
+}
+
 /* VCF puzzles the threat search alone must solve (of 49; the others need
  * the full search, which the tactics test covers). */
 #define VCF_MIN_FOUND 45
@@ -386,11 +399,8 @@ Test(threats, vct_opens_with_a_quiet_double_threat_when_allowed)
 {
     /* renju puzzle 78: black's only wins start with a move that threatens
      * nothing yet but makes two lines of threats at once */
-    int n;
-    Tactic *t = load_suite(&n);
-    const Tactic *p = &t[77];
-    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
-    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Tactic *t;
+    const Tactic *p = setup_puzzle(77, &t);
     Move line[THREAT_MAX_LINE];
     int len;
     cr_assert_eq(run(true, 25, line, &len), 0, "threes and fours alone do not win here");
@@ -429,11 +439,8 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
      * l10 k9 k10; after white's only answers black needs a second such
      * move (j9). Threes and fours alone, even with quiet openers, do not
      * win within 25 plies. */
-    int n;
-    Tactic *t = load_suite(&n);
-    const Tactic *p = &t[71];
-    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
-    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Tactic *t;
+    setup_puzzle(71, &t);
     Move line[THREAT_MAX_LINE];
     int len;
     uint64_t nodes;
@@ -461,11 +468,8 @@ Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
      * the points that break the VCF j10 threatens and takes every other
      * point as lost to it. Each of white's legal answers is searched here
      * on its own: none may hold. */
-    int n;
-    Tactic *t = load_suite(&n);
-    const Tactic *p = &t[71];
-    cr_assert(board_reset(&b, p->pos.size, p->pos.rule));
-    for (int k = 0; k < p->pos.nmoves; k++) board_play(&b, p->pos.moves[k]);
+    Tactic *t;
+    setup_puzzle(71, &t);
     board_play(&b, support_pt(&b, "j10"));
     Move line[THREAT_MAX_LINE];
     int len, answers = 0;
