@@ -374,6 +374,7 @@ static void start_search(Pbrain *pb, int multipv)
     l->depth = pb->max_depth;
     l->nodes = pb->max_node;
     l->no_book = !pb->use_book;
+    l->play = true;
     /* The engine does not know blocked points: ask for enough lines that one
      * of them is playable. */
     int lines = multipv;
@@ -490,6 +491,7 @@ static void start_swap2(Pbrain *pb)
     l->depth = pb->max_depth;
     l->nodes = pb->max_node;
     l->stop = &pb->stop;
+    l->play = true;
     pb->job_multipv = 1;
     pb->job_swap2 = true;
     pb->job_start = now_ms();

@@ -102,6 +102,9 @@ typedef struct {
     EngineInfoFn on_info;     /* may be NULL */
     void *info_ctx;
     bool no_book;             /* search even when the attached book holds the position */
+    bool play;                /* choosing a move to play (a game, a level): an undecided root
+                                 VCT gets no more than what the iterations leave, instead of
+                                 half of a time limit (analysis, where a proof is the point) */
 } Limits;
 
 typedef struct {

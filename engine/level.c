@@ -109,6 +109,7 @@ int level_choose(const EngineResult *res, const Level *lv, uint64_t seed, LevelC
 Limits level_limits(const Level *lv, Limits base)
 {
     Limits l = base;
+    l.play = true;
     if (lv->nodes <= 0) {
         l.multipv = 1;
         return l;

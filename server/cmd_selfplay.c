@@ -240,7 +240,7 @@ static int play_game(Match *m, Engine *a, Engine *b, int g, int *stones)
     static _Thread_local Board board;
     board_reset(&board, p.size, p.rule);
     for (int i = 0; i < p.nmoves; i++) board_play(&board, p.moves[i]);
-    Limits limits = m->nodes > 0 ? (Limits){.nodes = m->nodes} : (Limits){.time_ms = m->time_ms};
+    Limits limits = m->nodes > 0 ? (Limits){.nodes = m->nodes, .play = true} : (Limits){.time_ms = m->time_ms, .play = true};
     /* a level's node cap replaces the time; the top level keeps the time */
     Limits limits_a = m->level_a ? level_limits(m->level_a, limits) : limits;
     Limits limits_b = m->level_b ? level_limits(m->level_b, limits) : limits;
