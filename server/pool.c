@@ -120,6 +120,7 @@ bool pool_start(const PoolConfig *cfg, Pool **out, char *err, size_t errlen)
     Pool *p = calloc(1, sizeof *p);
     if (!p) return server_fail(err, errlen, "pool: out of memory");
     p->cfg = *cfg;
+    atomic_init(&p->queued, 0);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
