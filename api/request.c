@@ -137,6 +137,16 @@ static bool as_integer(const cJSON *v, double *out)
     return true;
 }
 
+/* A request's "seed" (absent: 0): an integer from 0 to API_SEED_MAX. */
+static bool parse_seed(const cJSON *v, uint64_t *out, ApiProblem *err)
+{
+    double d = 0;
+    if (v && (!as_integer(v, &d) || d < 0 || d > API_SEED_MAX))
+        return api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
+    *out = (uint64_t)d;
+    return true;
+}
+
 static const char *json_type_name(const cJSON *v)
 {
     if (cJSON_IsNull(v)) return "null";
@@ -688,13 +698,7 @@ bool api_parse_move(const char *body, size_t len, const ApiCaps *caps, ApiMove *
     if (dup_level) goto done;
     seed = detach_member(root, "seed", &dup_seed, err);
     if (dup_seed) goto done;
-    if (!parse_level(level, &out->level, err)) goto done;
-    double d = 0;
-    if (seed && (!as_integer(seed, &d) || d < 0 || d > API_SEED_MAX)) {
-        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
-        goto done;
-    }
-    out->seed = (uint64_t)d;
+    if (!parse_level(level, &out->level, err) || !parse_seed(seed, &out->seed, err)) goto done;
     /* the position (and defaults for a request without limits) */
     if (!parse_game(root, caps, &out->req, err, false, NULL, NULL)) goto done;
     const Level *lv = out->level;
@@ -796,12 +800,7 @@ bool api_parse_openings(const char *body, size_t len, const ApiCaps *caps, ApiOp
         goto done;
     }
     out->count = (int)d;
-    d = 0;
-    if (k[O_SEED] && (!as_integer(k[O_SEED], &d) || d < 0 || d > API_SEED_MAX)) {
-        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
-        goto done;
-    }
-    out->seed = (uint64_t)d;
+    if (!parse_seed(k[O_SEED], &out->seed, err)) goto done;
     int64_t nodes = (int64_t)out->count * API_OPENINGS_NODES_PER_OPENING;
     if (k[O_LIMITS]) {
         static const char *const lkeys[] = {"depth", "nodes"};
@@ -862,13 +861,7 @@ bool api_parse_swap2(const char *body, size_t len, const ApiCaps *caps, ApiSwap2
             goto done;
         }
     seed = detach_member(root, "seed", &dup_seed, err);
-    if (dup_seed) goto done;
-    double d = 0;
-    if (seed && (!as_integer(seed, &d) || d < 0 || d > API_SEED_MAX)) {
-        api_problem(err, 400, "seed", "seed must be an integer from 0 to %.0f", API_SEED_MAX);
-        goto done;
-    }
-    out->seed = (uint64_t)d;
+    if (dup_seed || !parse_seed(seed, &out->seed, err)) goto done;
     if (!parse_game(root, caps, &out->req, err, false, NULL, NULL)) goto done;
     int n = out->req.pos.nmoves;
     if (n != 0 && n != 3 && n != 5) {
