@@ -39,22 +39,6 @@ const RenjuOpening opening_renju[OPENING_RENJU_COUNT] = {
     {13, false, "Suisei", "彗星", -2, 2},
 };
 
-/* The eight symmetries of the square: s & 4 swaps x and y, then s & 1
- * negates x and s & 2 negates y. */
-static void transform(int s, int *x, int *y)
-{
-    int a = *x, b = *y;
-    if (s & 4) {
-        int t = a;
-        a = b;
-        b = t;
-    }
-    if (s & 1) a = -a;
-    if (s & 2) b = -b;
-    *x = a;
-    *y = b;
-}
-
 static int iabs(int v) { return v < 0 ? -v : v; }
 
 const RenjuOpening *opening_renju_identify(int size, Move b1, Move w2, Move b3)
@@ -66,11 +50,11 @@ const RenjuOpening *opening_renju_identify(int size, Move b1, Move w2, Move b3)
     if (iabs(wx) > 1 || iabs(wy) > 1 || (wx == 0 && wy == 0)) return NULL;
     if (iabs(bx) > 2 || iabs(by) > 2 || (bx == 0 && by == 0) || (bx == wx && by == wy)) return NULL;
     bool direct = wx == 0 || wy == 0;
+    /* the board's symmetries (board_sym_move) about the centre, where b1 is */
     for (int s = 0; s < 8; s++) {
-        int tx = wx, ty = wy, ux = bx, uy = by;
-        transform(s, &tx, &ty);
+        Move tw = board_sym_move(w2, size, s), tb = board_sym_move(b3, size, s);
+        int tx = MOVE_X(tw) - c, ty = MOVE_Y(tw) - c, ux = MOVE_X(tb) - c, uy = MOVE_Y(tb) - c;
         if (direct ? !(tx == 0 && ty == -1) : !(tx == 1 && ty == -1)) continue;
-        transform(s, &ux, &uy);
         for (int i = 0; i < OPENING_RENJU_COUNT; i++)
             if (opening_renju[i].direct == direct && opening_renju[i].dx == ux && opening_renju[i].dy == uy)
                 return &opening_renju[i];
