@@ -1940,15 +1940,9 @@ Test(http, swap2_is_played_through_against_itself, .timeout = 120)
     }
     resp_free(&r);
     /* bad stages and members are problems naming the field */
-    r = request("POST", "/v1/swap2", "{\"moves\":[\"h8\",\"h9\"]}", NULL);
-    assert_problem(&r, 422, "moves");
-    resp_free(&r);
-    r = request("POST", "/v1/swap2", "{\"moves\":[],\"seed\":-1}", NULL);
-    assert_problem(&r, 400, "seed");
-    resp_free(&r);
-    r = request("POST", "/v1/swap2", "{\"stones\":{\"black\":[\"h8\"]}}", NULL);
-    assert_problem(&r, 400, "stones");
-    resp_free(&r);
+    expect_problem("POST", "/v1/swap2", "{\"moves\":[\"h8\",\"h9\"]}", NULL, 422, "moves");
+    expect_problem("POST", "/v1/swap2", "{\"moves\":[],\"seed\":-1}", NULL, 400, "seed");
+    expect_problem("POST", "/v1/swap2", "{\"stones\":{\"black\":[\"h8\"]}}", NULL, 400, "stones");
     r = request("GET", "/v1/swap2", NULL, NULL);
     cr_assert_eq(r.status, 405);
     resp_free(&r);
@@ -1977,15 +1971,9 @@ Test(http, balanced_openings_are_near_even_bounded_and_named, .timeout = 60)
     cr_assert_str_eq(again.body, r.body, "the same seed gives the same openings");
     resp_free(&again);
     resp_free(&r);
-    r = request("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":17}", NULL);
-    assert_problem(&r, 413, "count");
-    resp_free(&r);
-    r = request("POST", "/v1/openings/balanced", "{\"stones\":13,\"count\":1}", NULL);
-    assert_problem(&r, 400, "stones");
-    resp_free(&r);
-    r = request("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":1,\"limits\":{\"time_ms\":100}}", NULL);
-    assert_problem(&r, 400, "limits.time_ms");
-    resp_free(&r);
+    expect_problem("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":17}", NULL, 413, "count");
+    expect_problem("POST", "/v1/openings/balanced", "{\"stones\":13,\"count\":1}", NULL, 400, "stones");
+    expect_problem("POST", "/v1/openings/balanced", "{\"stones\":3,\"count\":1,\"limits\":{\"time_ms\":100}}", NULL, 400, "limits.time_ms");
     /* a tiny node budget: fewer openings, said so */
     r = request("POST", "/v1/openings/balanced", "{\"stones\":4,\"count\":4,\"limits\":{\"nodes\":1000}}", NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
