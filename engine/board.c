@@ -131,11 +131,12 @@ static inline void flip_kinds(Board *b, int side, const Cell *c, unsigned kinds)
 
 static inline void count_cell(Board *b, const Cell *c, int delta)
 {
-    for (int side = 0; side < 2; side++) {
-        const int16_t *v = b->etab[side][pattern_code(c->pat4[side])];
-        b->esum[side][EVAL_MOVER] += delta * v[EVAL_MOVER];
-        b->esum[side][EVAL_WAITER] += delta * v[EVAL_WAITER];
-    }
+    if (!b->no_eval)
+        for (int side = 0; side < 2; side++) {
+            const int16_t *v = b->etab[side][pattern_code(c->pat4[side])];
+            b->esum[side][EVAL_MOVER] += delta * v[EVAL_MOVER];
+            b->esum[side][EVAL_WAITER] += delta * v[EVAL_WAITER];
+        }
     flip_kinds(b, 0, c, threat_kinds(c->threat[0]));
     flip_kinds(b, 1, c, threat_kinds(c->threat[1]));
     b->tcount[0][c->threat[0]] += delta;
@@ -145,11 +146,15 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
 /* One side's pattern of an empty cell in direction d changed from o to n. */
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
-    const int16_t *ov = b->etab[side][pattern_code(c->pat4[side])];
-    c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
-    const int16_t *nv = b->etab[side][pattern_code(c->pat4[side])];
-    b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
-    b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
+    if (b->no_eval) {
+        c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+    } else {
+        const int16_t *ov = b->etab[side][pattern_code(c->pat4[side])];
+        c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+        const int16_t *nv = b->etab[side][pattern_code(c->pat4[side])];
+        b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
+        b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
+    }
     uint8_t t = c->threat[side], nt = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
     if (t == nt) return;
     c->threat[side] = nt;

@@ -57,6 +57,11 @@ typedef struct {
      * of the side's code values (eval_tables.h), from the tables in etab. */
     int32_t esum[2][EVAL_ROLES];
     const int16_t (*etab[2])[EVAL_ROLES];
+    /* While set, play and undo leave esum alone (the threat search needs no
+     * evaluation). Set and cleared at the same position, so that every
+     * move made meanwhile is also taken back meanwhile: the sums then stay
+     * right. */
+    bool no_eval;
     BoardUndo history[BOARD_MAX_MOVES]; /* moves played, oldest first */
     /* Candidate area, one byte a point so scans are cheap: the number of
      * stones in the neighbourhood, plus AREA_TAKEN on stones and walls. A
