@@ -34,7 +34,10 @@
 /* plies of the successive iterations (the last one is the caller's limit):
  * short wins are found first and reported as such */
 #define VCF_STEPS {7, 15, 31}
-#define VCT_STEPS {9, 15, 21}
+/* after a first proof, shorter ones are looked for (two plies less each
+ * time), each try within this share of the nodes spent so far, plus a floor */
+#define SHORTEN_SHARE 4
+#define SHORTEN_MIN_NODES 2000
 
 typedef struct {
     Move move;
@@ -561,6 +564,32 @@ static int follow(ThreatSearch *ts, int ply, int rem, Move *line)
     return r ? r + 1 : 0;
 }
 
+/*
+ * The root is proven and line[0..len) is its proof: looks for shorter
+ * proofs, two plies less at a time, each try within a share of the nodes
+ * spent so far (a deep first proof is often longer than it needs to be).
+ * A try that fails, or whose line cannot be followed, leaves the line
+ * found last. Returns its length.
+ */
+static int shorten(ThreatSearch *ts, Move *line, int len)
+{
+    uint64_t budget = ts->budget;
+    while (len >= 3) {
+        uint64_t cap = ts->nodes + ts->nodes / SHORTEN_SHARE + SHORTEN_MIN_NODES;
+        ts->budget = cap < budget ? cap : budget;
+        Child root;
+        Move shorter[THREAT_MAX_LINE];
+        mid(ts, 0, len - 2, PN_INF, PN_INF, &root);
+        int n = !ts->aborted && root.pn == 0 ? follow(ts, 0, len - 2, shorter) : 0;
+        ts->aborted = false;
+        ts->budget = budget;
+        if (n == 0 || n >= len) break;
+        memcpy(line, shorter, (size_t)n * sizeof *line);
+        len = n;
+    }
+    return len;
+}
+
 static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int max_plies, Move *line, int *len)
 {
     *len = 0;
@@ -586,7 +615,8 @@ static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int m
             if (root.pn == 0) {
                 if (ts->budget < ts->nodes + FOLLOW_NODES) ts->budget = ts->nodes + FOLLOW_NODES;
                 *len = follow(ts, 0, max, line);
-                return ts->aborted ? (*len = 0) : *len;
+                if (ts->aborted || *len == 0) return *len = 0;
+                return *len = shorten(ts, line, *len);
             }
             if (max == max_plies) break;
         }
@@ -594,14 +624,24 @@ static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int m
     return 0;
 }
 
+/* Runs solve with the board's evaluation upkeep off (the threat search
+ * reads patterns and threats only; see Board.no_eval). */
+static int solve_fast(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int max_plies, Move *line, int *len)
+{
+    bool no_eval = ts->b->no_eval;
+    ts->b->no_eval = true;
+    int r = solve(ts, vct, steps, nsteps, max_plies, line, len);
+    ts->b->no_eval = no_eval;
+    return r;
+}
+
 int vcf_find(ThreatSearch *ts, int max_plies, Move *line, int *len)
 {
     static const int steps[] = VCF_STEPS;
-    return solve(ts, false, steps, (int)(sizeof steps / sizeof steps[0]), max_plies, line, len);
+    return solve_fast(ts, false, steps, (int)(sizeof steps / sizeof steps[0]), max_plies, line, len);
 }
 
 int vct_find(ThreatSearch *ts, int max_plies, Move *line, int *len)
 {
-    static const int steps[] = VCT_STEPS;
-    return solve(ts, true, steps, (int)(sizeof steps / sizeof steps[0]), max_plies, line, len);
+    return solve_fast(ts, true, NULL, 0, max_plies, line, len);
 }
