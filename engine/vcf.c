@@ -31,8 +31,10 @@
 #define QUIET_LINE_SALT 0x4c494e453a3a3a3aull
 #define QUIET_MOVES_SALT 0x4d4f5645533a3a3aull
 #define FOLLOW_NODES 50000 /* budget on top to re-prove parts of a proof the table lost */
-/* plies of the successive iterations (the last one is the caller's limit):
- * short wins are found first and reported as such */
+/* plies of the VCF's successive iterations (the last one is the caller's
+ * limit): short wins are found first and reported as such. The VCT, whose
+ * shallow iterations cost more than they save, searches to the caller's
+ * limit at once and then shortens its proof (shorten). */
 #define VCF_STEPS {7, 15, 31}
 /* after a first proof, shorter ones are looked for (two plies less each
  * time), each try within this share of the nodes spent so far, plus a floor */

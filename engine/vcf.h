@@ -48,7 +48,10 @@
  *
  * A proof comes back as the winning line: attacker and defender moves
  * alternating, the defender always taking the answer that holds out
- * longest, ending with the five. Searches run under a node budget and an
+ * longest, ending with the five. The VCF deepens in steps, so its short
+ * wins come first; the VCT searches to its limit at once, then looks for a
+ * proof two plies shorter at a time, each try within a quarter of the
+ * nodes spent so far, and keeps the shortest line it could follow. Searches run under a node budget and an
  * external stop check.
  */
 #ifndef GOMOKUD_VCF_H

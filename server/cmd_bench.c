@@ -184,7 +184,7 @@ static int bench_tactics(const char *file, int time_ms)
         engine_clear(e);
         EngineResult r;
         PositionError pe = engine_analyze(e, &t[i].pos, &(Limits){.time_ms = time_ms}, &r, NULL);
-        bool ok = pe == POSITION_OK && r.mate > 0 && tactics_is_win(&t[i], r.best_move);
+        bool ok = pe == POSITION_OK && r.mate > 0 && tactics_is_win(&t[i], r.best_move) && tactics_proof_replays(&t[i], &r);
         int k = strcmp(t[i].kind, "vct") == 0;
         kinds[k]++;
         kinds_solved[k] += ok;

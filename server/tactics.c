@@ -65,7 +65,7 @@ static bool parse_line(const char *line, Tactic *t)
     if (t->pos.size < BOARD_MIN_SIZE || t->pos.size > BOARD_MAX_SIZE) return false;
     t->pos.nmoves = point_list(line, "moves", t->pos.size, t->pos.moves, BOARD_MAX_MOVES);
     t->nwins = point_list(line, "winning_moves", t->pos.size, t->wins, TACTIC_MAX_WINS);
-    if (t->pos.nmoves < 0 || t->nwins <= 0) return false;
+    if (t->pos.nmoves < 0 || t->nwins < 0) return false;
     return string_value(line, "kind", t->kind, sizeof t->kind);
 }
 
@@ -111,7 +111,31 @@ fail:
 
 bool tactics_is_win(const Tactic *t, Move m)
 {
+    if (t->nwins == 0) return true;
     for (int i = 0; i < t->nwins; i++)
         if (t->wins[i] == m) return true;
     return false;
+}
+
+bool tactics_proof_replays(const Tactic *t, const EngineResult *r)
+{
+    const PvLine *line = &r->pvs[0];
+    if (r->mate <= 0 || r->npv < 1 || line->pv_len != 2 * r->mate - 1) return false;
+    Board *b = malloc(sizeof *b);
+    if (!b || !board_reset(b, t->pos.size, t->pos.rule)) {
+        free(b);
+        return false;
+    }
+    for (int k = 0; k < t->pos.nmoves; k++) board_play(b, t->pos.moves[k]);
+    Color attacker = b->to_move;
+    bool ok = true;
+    for (int i = 0; ok && i < line->pv_len; i++) {
+        Move m = line->pv[i];
+        bool last = i + 1 == line->pv_len;
+        ok = board_empty(b, m) && rules_is_legal(b, m) && board_makes_five(b, m, b->to_move) == last &&
+             (!last || b->to_move == attacker);
+        board_play(b, m);
+    }
+    free(b);
+    return ok;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/movegen.h"
@@ -309,28 +310,6 @@ Test(threats, defences_skip_only_points_that_cannot_stop_the_straight_four)
 #define TACTICS_MIN_SOLVED 88 /* the right first move */
 #define TACTICS_MIN_PROVEN 78 /* the right first move with a proof */
 
-/* Replays a claimed forced win from the position: every move legal under
- * the rule, the side to move's moves at the even plies, a five of its own
- * with the last one, and exactly mate moves of its own. */
-static void assert_proof_replays(const Position *p, const EngineResult *r, int id)
-{
-    cr_assert(board_reset(&b, p->size, p->rule));
-    for (int k = 0; k < p->nmoves; k++) board_play(&b, p->moves[k]);
-    Color attacker = b.to_move;
-    const PvLine *line = &r->pvs[0];
-    cr_assert_eq(line->pv_len, 2 * r->mate - 1, "position %d: a win in %d needs %d plies, the PV has %d", id, r->mate,
-                 2 * r->mate - 1, line->pv_len);
-    for (int i = 0; i < line->pv_len; i++) {
-        Move m = line->pv[i];
-        cr_assert(board_empty(&b, m) && rules_is_legal(&b, m), "position %d: PV move %d is illegal", id, i);
-        bool five = board_makes_five(&b, m, b.to_move);
-        cr_assert(!five || (b.to_move == attacker && i + 1 == line->pv_len),
-                  "position %d: PV move %d makes a five before the end", id, i);
-        if (i + 1 == line->pv_len) cr_assert(five && b.to_move == attacker, "position %d: the PV ends without the five", id);
-        board_play(&b, m);
-    }
-}
-
 Test(threats, the_tactics_suite_is_proven_within_a_node_budget, .timeout = 600)
 {
     int n;
@@ -345,7 +324,9 @@ Test(threats, the_tactics_suite_is_proven_within_a_node_budget, .timeout = 600)
         bool right = tactics_is_win(&t[i], r.best_move);
         cr_expect(r.mate <= 0 || right, "position %d: claims a win with a move that is not one", i + 1);
         cr_expect_geq(r.mate, 0, "position %d: the side to move has a win, not a loss", i + 1);
-        if (r.mate > 0) assert_proof_replays(&t[i].pos, &r, i + 1);
+        if (r.mate > 0)
+            cr_assert(tactics_proof_replays(&t[i], &r), "position %d: the win in %d (PV of %d plies) does not replay to a five",
+                      i + 1, r.mate, r.pvs[0].pv_len);
         solved += right;
         proven += right && r.mate > 0;
         if (!right || r.mate <= 0) cr_log_info("tactics %d (%s) %s", i + 1, t[i].kind, right ? "unproven" : "unsolved");
@@ -525,4 +506,45 @@ Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
     cr_assert_leq(r.npv, nrefute, "only refuting moves are searched");
     for (int k = 0; k < r.npv; k++) cr_assert(refutes[r.pvs[k].move], "line %d plays a move that loses to the VCF", k);
     engine_free(e);
+}
+
+/* A puzzle line may leave winning_moves empty (a held-out puzzle without
+ * its answer): any first move counts, and only a proof that replays to a
+ * five makes it solved. */
+Test(threats, a_puzzle_without_answers_is_judged_by_its_proof)
+{
+    char path[] = "/tmp/gomokud-tactics-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("{\"src\": \"test\", \"rule\": \"freestyle\", \"size\": 15, \"moves\": [\"i12\", \"j14\", \"j12\", \"j13\", "
+          "\"k10\", \"h12\", \"l10\", \"k11\", \"h9\", \"m10\", \"j9\", \"n10\", \"k9\", \"h8\", \"m9\", \"i8\", \"h7\", "
+          "\"j8\", \"l7\", \"m6\", \"k6\", \"j5\"], \"to_move\": \"black\", \"kind\": \"vcf\", \"winning_moves\": []}\n",
+          f);
+    fclose(f);
+    Tactic *t;
+    char err[256];
+    int n = tactics_load(path, &t, err, sizeof err);
+    unlink(path);
+    cr_assert_eq(n, 1, "%s", err);
+    cr_assert_eq(t[0].nwins, 0);
+    cr_assert(tactics_is_win(&t[0], MOVE_XY(0, 0)), "without answers any first move may win");
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 4});
+    EngineResult r;
+    t[0].pos.ordered = false;
+    cr_assert_eq(engine_analyze(e, &t[0].pos, &(Limits){.nodes = 200000}, &r, NULL), POSITION_OK);
+    cr_assert_gt(r.mate, 0, "the VCF is proven");
+    cr_assert(tactics_proof_replays(&t[0], &r));
+    EngineResult bad = r;
+    bad.mate++; /* a PV two plies short of its claim */
+    cr_assert_not(tactics_proof_replays(&t[0], &bad));
+    bad = r;
+    bad.pvs[0].pv[bad.pvs[0].pv_len - 1] = bad.pvs[0].pv[0]; /* ends on a taken point */
+    cr_assert_not(tactics_proof_replays(&t[0], &bad));
+    bad = r;
+    bad.pvs[0].pv_len -= 2; /* stops before the five */
+    bad.mate--;
+    cr_assert(bad.mate == 0 || !tactics_proof_replays(&t[0], &bad));
+    engine_free(e);
+    free(t);
 }
