@@ -37,7 +37,6 @@
 #define PB_OUT_MAX 4096   /* longest reply line (FORBID with every point fits) */
 #define PB_PV_SHOW 24     /* moves of a PV shown in a MESSAGE line */
 #define PB_ERR_MAX 160
-#define PB_WORKER_STACK (16u << 20)
 
 /* An input line that was too long travels as the empty string, which no
  * real line can be (blank lines are dropped before anything else). */
@@ -957,7 +956,7 @@ Pbrain *pbrain_new(const PbrainOptions *opt, PbrainWriteFn write, void *ctx)
     if (pb->threaded) {
         pthread_attr_t attr;
         if (pthread_attr_init(&attr)) goto fail_thread;
-        pthread_attr_setstacksize(&attr, PB_WORKER_STACK);
+        pthread_attr_setstacksize(&attr, ENGINE_THREAD_STACK);
         int rc = pthread_create(&pb->worker, &attr, worker_main, pb);
         pthread_attr_destroy(&attr);
         if (rc) goto fail_thread;

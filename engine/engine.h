@@ -21,8 +21,11 @@
 
 #define GOMOKUD_VERSION "0.1.0"
 
-#define ENGINE_MAX_PV 64
+#define ENGINE_MAX_PV 256 /* a proven win's whole line fits (THREAT_MAX_LINE) */
 #define ENGINE_MAX_MULTIPV 16
+/* A search recurses deeply (a VCF may run to 225 plies at the root, about
+ * 4 MiB of stack at worst): run it on a thread with at least this much. */
+#define ENGINE_THREAD_STACK (16u << 20)
 #define ENGINE_DEFAULT_TT_MIB 64
 #define ENGINE_MAX_DEPTH 64
 

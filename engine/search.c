@@ -48,7 +48,7 @@
 #define QS_DEFEND_PLIES 4         /* open threes are answered only this near the horizon */
 #define QS_ALL_FOURS_PLIES 2
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
-#define ROOT_VCF_PLIES 45
+#define ROOT_VCF_PLIES 225        /* as long as a VCF can be on 15x15 */
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root, before the main search */
 #define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
 #define ROOT_VCT_PLIES 25
@@ -624,18 +624,20 @@ static void drop_refuted_moves(Engine *e)
 {
     Board *b = &e->board;
     uint64_t start = e->nodes;
-    RootMove kept[BOARD_MAX_MOVES];
+    bool keep[BOARD_MAX_MOVES];
     int nkept = 0, i = 0;
     for (; i < e->nroot && !threat_should_stop(e) && e->nodes - start < ROOT_REFUTE_TOTAL_NODES; i++) {
         Move line[THREAT_MAX_LINE];
         int len;
         board_play(b, e->root[i].move);
-        int r = threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len);
+        keep[i] = !threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len);
         board_undo(b);
-        if (!r) kept[nkept++] = e->root[i];
+        nkept += keep[i];
     }
     if (i < e->nroot || nkept == 0) return;
-    memcpy(e->root, kept, sizeof(RootMove) * (size_t)nkept);
+    nkept = 0;
+    for (i = 0; i < e->nroot; i++)
+        if (keep[i]) e->root[nkept++] = e->root[i];
     e->nroot = nkept;
 }
 

@@ -35,18 +35,18 @@
  * limit): short wins are found first and reported as such. The VCT, whose
  * shallow iterations cost more than they save, searches to the caller's
  * limit at once and then shortens its proof (shorten). */
-#define VCF_STEPS {7, 15, 31}
+#define VCF_STEPS {7, 15, 31, 63}
 /* after a first proof, shorter ones are looked for (two plies less each
  * time), each try within this share of the nodes spent so far, plus a floor */
 #define SHORTEN_SHARE 4
 #define SHORTEN_MIN_NODES 2000
 
-typedef struct {
-    Move move;
-    bool quiet; /* an attacker move that makes no four or three */
+typedef struct { /* (24 bytes: a deep VCF keeps a few hundred frames of these) */
     uint64_t key;
     uint32_t pn, dn;
-    int len;
+    int16_t len;
+    Move move;
+    bool quiet; /* an attacker move that makes no four or three */
 } Child;
 
 typedef enum { NODE_OPEN, NODE_PROVEN, NODE_DISPROVEN } NodeState;
@@ -432,7 +432,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         bool won = st == NODE_PROVEN;
         out->pn = won ? 0 : PN_INF;
         out->dn = won ? PN_INF : 0;
-        out->len = won ? len : 0;
+        out->len = (int16_t)(won ? len : 0);
         store(ts, key, rem, out->pn, out->dn, out->len, best);
         return;
     }
@@ -491,7 +491,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
     }
     out->pn = pn;
     out->dn = dn;
-    out->len = pn == 0 ? len : 0;
+    out->len = (int16_t)(pn == 0 ? len : 0);
     store(ts, key, rem, pn, dn, out->len, best);
 }
 

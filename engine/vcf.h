@@ -61,7 +61,7 @@
 
 #include "board.h"
 
-#define THREAT_MAX_LINE 64
+#define THREAT_MAX_LINE 256 /* the longest line: some VCF puzzles run to 175 plies */
 
 typedef struct {
     uint64_t key;  /* position, attacker, search kind and salt */

@@ -477,8 +477,12 @@ int cmd_selfplay(int argc, char **argv)
 
     pthread_mutex_init(&m.lock, NULL);
     pthread_t th[SELFPLAY_MAX_THREADS];
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, ENGINE_THREAD_STACK);
     int started = 0;
-    for (int t = 0; t < threads; t++) started += pthread_create(&th[started], NULL, worker, &m) == 0;
+    for (int t = 0; t < threads; t++) started += pthread_create(&th[started], &attr, worker, &m) == 0;
+    pthread_attr_destroy(&attr);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     pthread_mutex_destroy(&m.lock);
 

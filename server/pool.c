@@ -1,6 +1,7 @@
 /* pool.c - bounded FIFO ring + worker threads (see pool.h). */
 #include "server/pool.h"
 #include "server/errors.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -143,15 +144,18 @@ bool pool_start(const PoolConfig *cfg, Pool **out, char *err, size_t errlen)
             goto cleanup;
         }
     }
-    for (int i = 0; i < cfg->workers; i++) {
-        int rc = pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]);
-        if (rc) {
-            server_fail(err, errlen, "pool: cannot start worker thread %d: %s", i, strerror(rc));
-            goto cleanup;
-        }
-        p->workers[i].started = true;
+    /* the workers run searches, which recurse deeply */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, ENGINE_THREAD_STACK);
+    int rc = 0;
+    for (int i = 0; i < cfg->workers && !rc; i++) {
+        rc = pthread_create(&p->workers[i].thread, &attr, worker_main, &p->workers[i]);
+        if (rc) server_fail(err, errlen, "pool: cannot start worker thread %d: %s", i, strerror(rc));
+        else p->workers[i].started = true;
     }
-    ok = true;
+    pthread_attr_destroy(&attr);
+    ok = !rc;
 cleanup:
     if (!ok) {
         if (p->workers) stop_and_join(p);

@@ -548,3 +548,44 @@ Test(threats, a_puzzle_without_answers_is_judged_by_its_proof)
     engine_free(e);
     free(t);
 }
+
+/* A VCF of 175 plies (88 fours) from a "super gomoku" renju puzzle
+ * (lfz084, 超级五子棋 #109): the threat search follows it to the five, and
+ * the engine reports the whole line as its PV. */
+Test(threats, a_vcf_of_175_plies_is_proven_and_reported_whole, .timeout = 120)
+{
+    static const char *moves[] = {"e15", "a15", "m15", "f14", "o15", "j14", "a14", "m14", "o14", "h13",
+                                  "l12", "n13", "o12", "a12", "a11", "m11", "c9",  "a10", "i9",  "c10",
+                                  "h8",  "a9",  "b7",  "b9",  "m7",  "d9",  "o6",  "m9",  "a5",  "a8",
+                                  "m5",  "c8",  "o5",  "d8",  "n4",  "j8",  "a3",  "j7",  "n3",  "i6",
+                                  "h2",  "o4",  "a1",  "o2",  "f1",  "b1",  "i1",  "c1",  "k1",  "d1"};
+    int n = (int)(sizeof moves / sizeof moves[0]);
+    Position pos = {.size = 15, .rule = RULE_RENJU, .nmoves = n};
+    for (int i = 0; i < n; i++) pos.moves[i] = move_parse_notation(moves[i], 15);
+    cr_assert(board_reset(&b, 15, RULE_RENJU));
+    for (int i = 0; i < n; i++) board_play(&b, pos.moves[i]);
+    size_t entries = 1u << 20;
+    ThreatEntry *big = calloc(entries, sizeof *big);
+    cr_assert_not_null(big);
+    ThreatSearch ts = {.b = &b, .cache = big, .cache_mask = entries - 1, .budget = 2000000};
+    Move line[THREAT_MAX_LINE];
+    int len = 0;
+    uint64_t key = b.key;
+    int r = vcf_find(&ts, 225, line, &len);
+    free(big);
+    cr_assert_eq(b.key, key);
+    cr_assert_geq(r, 151, "a VCF of %d plies (the puzzle's runs to 175)", r);
+    cr_assert_eq(len, r);
+    assert_winning_line(line, len);
+    for (int i = 0; i < len; i++) { /* fours all the way */
+        if (i % 2 == 0) cr_assert(threat_is_four(board_threat(&b, line[i], BLACK)) || i + 1 == len, "ply %d", i);
+        board_play(&b, line[i]);
+    }
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 16});
+    EngineResult res;
+    cr_assert_eq(engine_analyze(e, &pos, &(Limits){.nodes = 1000000}, &res, NULL), POSITION_OK);
+    cr_assert_geq(res.mate, 76, "win in %d", res.mate);
+    Tactic t = {.pos = pos};
+    cr_assert(tactics_proof_replays(&t, &res), "the reported PV of %d plies replays to the five", res.pvs[0].pv_len);
+    engine_free(e);
+}
