@@ -76,6 +76,23 @@ static cJSON *pv_object(const PvLine *line, int size)
     return o;
 }
 
+/* The opponent's forced win the root found, or null. */
+static cJSON *threat_value(const EngineResult *res, int size)
+{
+    int n = clamp(res->threat_len, 0, ENGINE_MAX_PV);
+    if (n == 0) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    bool ok = api_json_put(o, "mate", cJSON_CreateNumber((n + 1) / 2)) &&
+              api_json_put(o, "pv", api_json_moves(res->threat, n, size)) &&
+              api_json_put(o, "refutations",
+                           res->refutations >= 0 ? cJSON_CreateNumber(res->refutations) : cJSON_CreateNull());
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* api/openings.c: a renju opening as JSON, null for none. */
 cJSON *api_opening_value(const RenjuOpening *o);
 
@@ -108,6 +125,7 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          api_json_put(o, "complete", cJSON_CreateBool(res->complete)) &&
          api_json_put(o, "forbidden", api_json_moves(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
          api_json_put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
+         api_json_put(o, "threat", threat_value(res, size)) &&
          api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {

@@ -133,6 +133,15 @@ typedef struct EngineResult {
     int nforbidden;                 /* renju with black to move: black's forbidden points */
     Move forbidden[BOARD_MAX_MOVES];
     bool from_book; /* the move, score and line come from the opening book, not a search */
+    /* The opponent's forced win the root found (the VCF it would have if
+     * the side to move passed), threat_len 0 for none: then only the root
+     * moves after which it has no VCF any more were searched. refutations
+     * is how many there were (0: none, every move was searched and loses
+     * to it), or -1 when the budget ran out before every move was tried
+     * (every move was searched). */
+    int threat_len;
+    Move threat[ENGINE_MAX_PV];
+    int refutations;
 } EngineResult;
 
 /* Builds the read-only tables. Call once per process before engine_new;

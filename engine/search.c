@@ -619,8 +619,9 @@ static void finish(Engine *e, EngineResult *out)
 
 /* The opponent has a VCF: a root move after which it still has one loses,
  * so only the moves that refute it are searched (all of them when none
- * does, or when the budget runs out before every move was tried). */
-static void drop_refuted_moves(Engine *e)
+ * does, or when the budget runs out before every move was tried). Returns
+ * how many refute it, or -1 when not every move was tried. */
+static int drop_refuted_moves(Engine *e)
 {
     Board *b = &e->board;
     uint64_t start = e->nodes;
@@ -634,17 +635,20 @@ static void drop_refuted_moves(Engine *e)
         board_undo(b);
         nkept += keep[i];
     }
-    if (i < e->nroot || nkept == 0) return;
+    if (i < e->nroot) return -1;
+    if (nkept == 0) return 0;
     nkept = 0;
     for (i = 0; i < e->nroot; i++)
         if (keep[i]) e->root[nkept++] = e->root[i];
     e->nroot = nkept;
+    return nkept;
 }
 
 /* Threat-space search at the root: our own win (returned as the line and
  * its length in plies), else the opponent's VCF, whose points then go first
- * in the root order. Returns 0 when no win was proven. */
-static int root_threats(Engine *e, int depth_limit, Move *line, int *len)
+ * in the root order (and which goes to out, with how many moves refute
+ * it). Returns 0 when no win was proven. */
+static int root_threats(Engine *e, int depth_limit, Move *line, int *len, EngineResult *out)
 {
     Board *b = &e->board;
     uint64_t vcf = ROOT_VCF_NODES, vct = ROOT_VCT_NODES;
@@ -666,7 +670,9 @@ static int root_threats(Engine *e, int depth_limit, Move *line, int *len)
     for (int i = 0; i < e->nroot; i++)
         for (int k = 0; k < opp_len; k++)
             if (e->root[i].move == opp[k]) e->root[i].order += ROOT_DEFENCE_BONUS;
-    drop_refuted_moves(e);
+    out->threat_len = opp_len < ENGINE_MAX_PV ? opp_len : ENGINE_MAX_PV;
+    memcpy(out->threat, opp, sizeof(Move) * (size_t)out->threat_len);
+    out->refutations = drop_refuted_moves(e);
     return 0;
 }
 
@@ -751,7 +757,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     Move proven[THREAT_MAX_LINE];
     int proven_len = 0, proven_plies = 0;
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
-    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, limits->depth, proven, &proven_len);
+    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, limits->depth, proven, &proven_len, out);
     e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
     if (proven_plies && multipv == 1) {
         fill_proven(out, mate_in(proven_plies), proven, proven_len);

@@ -97,6 +97,8 @@ SERVING = [
                                       "limits": {"depth": 1}}, name="renju, white to move"),
     Case("POST", "/v1/analyze", 200, {"rule": "renju", "moves": ["h8", "a1", "h9", "a2", "i8", "a3"],
                                       "limits": {"depth": 1}}, name="renju, black to move: forbidden points listed"),
+    Case("POST", "/v1/analyze", 200, {"rule": "freestyle", "moves": ["h8", "a1", "i8", "a2", "j8"], "limits": {"depth": 2}},
+         name="the opponent's threat and its refutations"),
     Case("POST", "/v1/analyze", 200, {"board_size": 19, "moves": [[9, 9], [10, 10]], "limits": {"nodes": 2000}}),
     Case("POST", "/v1/analyze", 200, {"moves": ["h8", "i8", "h9", "i9", "h10", "i10", "h11"], "limits": {"depth": 2}},
          name="a lost position: mate"),

@@ -531,6 +531,32 @@ Test(api, result_json_has_every_member_with_moves_in_notation)
     cr_assert_eq(member(j, "time_ms")->valuedouble, 20);
     cr_assert(cJSON_IsTrue(member(j, "complete")));
     expect_moves(member(j, "forbidden"), (const char *const[]){"k11"}, 1);
+    cr_assert(cJSON_IsNull(member(j, "threat")), "no threat found");
+    cJSON_Delete(j);
+    free(text);
+}
+
+Test(api, result_json_names_the_opponents_threat_and_its_refutations)
+{
+    cr_assert(parse("{\"rule\": \"freestyle\", \"moves\": [\"h8\", \"a1\", \"i8\", \"a2\", \"j8\"]}"), "%s", prob.detail);
+    EngineResult r;
+    fill_result(&r);
+    const char *line[] = {"g8", "d11", "f8"};
+    r.threat_len = 3;
+    for (int i = 0; i < 3; i++) r.threat[i] = pt(line[i], 15);
+    r.refutations = 2;
+    char *text = api_result_json(&req, &r);
+    cJSON *j = json_read(text);
+    const cJSON *t = member(j, "threat");
+    cr_assert_eq(member(t, "mate")->valuedouble, 2, "a win in two of the opponent's moves");
+    expect_moves(member(t, "pv"), line, 3);
+    cr_assert_eq(member(t, "refutations")->valuedouble, 2);
+    cJSON_Delete(j);
+    free(text);
+    r.refutations = -1; /* not every move was tried */
+    text = api_result_json(&req, &r);
+    j = json_read(text);
+    cr_assert(cJSON_IsNull(member(member(j, "threat"), "refutations")));
     cJSON_Delete(j);
     free(text);
 }

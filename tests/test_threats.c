@@ -308,7 +308,7 @@ Test(threats, defences_skip_only_points_that_cannot_stop_the_straight_four)
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
 #define TACTICS_MIN_SOLVED 88 /* the right first move */
-#define TACTICS_MIN_PROVEN 78 /* the right first move with a proof */
+#define TACTICS_MIN_PROVEN 81 /* the right first move with a proof */
 
 Test(threats, the_tactics_suite_is_proven_within_a_node_budget, .timeout = 600)
 {
@@ -505,6 +505,19 @@ Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
     cr_assert_gt(r.npv, 0);
     cr_assert_leq(r.npv, nrefute, "only refuting moves are searched");
     for (int k = 0; k < r.npv; k++) cr_assert(refutes[r.pvs[k].move], "line %d plays a move that loses to the VCF", k);
+    /* the answer names the threat and how many moves stop it */
+    cr_assert_eq(r.refutations, nrefute);
+    cr_assert_gt(r.threat_len, 2);
+    board_pass(&b);
+    for (int i = 0; i < r.threat_len; i++) {
+        cr_assert(board_empty(&b, r.threat[i]));
+        if (i + 1 == r.threat_len) cr_assert(board_makes_five(&b, r.threat[i], WHITE), "the threat ends with white's five");
+        board_play(&b, r.threat[i]);
+    }
+    /* and no threat when there is none: black's move (g8 taken back) */
+    p.nmoves = 1;
+    cr_assert_eq(engine_analyze(e, &p, &(Limits){.depth = 2}, &r, NULL), POSITION_OK);
+    cr_assert_eq(r.threat_len, 0);
     engine_free(e);
 }
 
