@@ -146,12 +146,10 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
 /* One side's pattern of an empty cell in direction d changed from o to n. */
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
-    if (b->no_eval) {
-        c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
-    } else {
-        const int16_t *ov = b->etab[side][pattern_code(c->pat4[side])];
-        c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
-        const int16_t *nv = b->etab[side][pattern_code(c->pat4[side])];
+    uint16_t was = c->pat4[side];
+    c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+    if (!b->no_eval) {
+        const int16_t *ov = b->etab[side][pattern_code(was)], *nv = b->etab[side][pattern_code(c->pat4[side])];
         b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
         b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
     }
