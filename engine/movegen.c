@@ -115,6 +115,72 @@ static bool in_reach(Move m, Move p)
     return false;
 }
 
+/* The direction d and signed distance k (1..5) with m == p + k * board_dir[d];
+ * false when m is not on a line through p within a pattern's reach. */
+static bool line_offset(Move p, Move m, int *d, int *k)
+{
+    int dx = MOVE_X(m) - MOVE_X(p), dy = MOVE_Y(m) - MOVE_Y(p);
+    int n = dx ? dx : dy; /* steps along board_dir[d] */
+    if (n == 0 || n > PATTERN_HALF || n < -PATTERN_HALF) return false;
+    if (dy == 0) *d = 0;
+    else if (dx == 0) *d = 1;
+    else if (dx == dy) *d = 2;
+    else if (dx == -dy) *d = 3;
+    else return false;
+    if (*d == 3) n = dy; /* board_dir[3] steps one row down and one column left */
+    *k = n;
+    return true;
+}
+
+static bool stops_when_played(Board *b, Move m, Color opp)
+{
+    board_play(b, m);
+    bool stops = !movegen_has_open_four_point(b, opp);
+    board_undo(b);
+    return stops;
+}
+
+/* Whether a stone of the side to move at m leaves the opponent no straight
+ * four point, read from the patterns instead of playing m where that is
+ * certain. A stone changes patterns only along its four lines, so each
+ * straight-four point is re-read in the one direction that m touches. A
+ * defender's stone never gives the attacker a new straight four, except in
+ * renju, where a block can free one of black's forbidden double fours; and
+ * black's straight four may be a forbidden double three, which only the
+ * board can tell. Those cases are played. */
+static bool stops_every_open_four(Board *b, Move m, Color opp)
+{
+    bool renju_black = b->rule == RULE_RENJU && opp == BLACK;
+    Color me = OPPONENT(opp);
+    Move pts[BOARD_MAX_MOVES];
+    int np = board_threat_points(b, opp, TK_OPEN4, pts, BOARD_MAX_MOVES), d, k;
+    for (int i = 0; i < np; i++) {
+        Move q = pts[i];
+        if (q == m) continue;
+        const Cell *c = &b->cell[q];
+        unsigned pat4 = c->pat4[opp - 1];
+        if (line_offset(q, m, &d, &k)) {
+            uint32_t key = c->key[d] | (uint32_t)me << pattern_key_shift(k);
+            pat4 = (pat4 & ~(15u << (4 * d))) | (unsigned)pattern_of(b->rule, key, opp) << (4 * d);
+            if (threat_of((uint16_t)pat4, renju_black) != T_F4) continue;
+        }
+        if (!renju_black) return false;
+        int threes = 0;
+        for (int j = 0; j < 4; j++) {
+            unsigned p = pat4 >> (4 * j) & 15;
+            threes += p == P_F3 || p == P_F3S;
+        }
+        return threes < 2 ? false : stops_when_played(b, m, opp);
+    }
+    if (renju_black)
+        for (d = 0; d < 4; d++)
+            for (k = -PATTERN_HALF; k <= PATTERN_HALF; k++) {
+                const Cell *c = &b->cell[m + k * board_dir[d]];
+                if (k && c->stone == EMPTY && c->threat[0] == T_FORBID) return stops_when_played(b, m, opp);
+            }
+    return true;
+}
+
 int movegen_defences(Board *b, ScoredMove *out)
 {
     Color me = b->to_move, opp = OPPONENT(me);
@@ -132,11 +198,7 @@ int movegen_defences(Board *b, ScoredMove *out)
         /* an own four gains a tempo; any other point must really stop every
          * straight four the opponent threatens */
         bool keep = threat_is_four(board_threat(b, m, me));
-        if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) {
-            board_play(b, m);
-            keep = !movegen_has_open_four_point(b, opp);
-            board_undo(b);
-        }
+        if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) keep = stops_every_open_four(b, m, opp);
         if (keep) out[n++] = sm;
     }
     if (n == 0) /* nothing holds: every answer loses, so keep them all to be searched */
