@@ -208,6 +208,7 @@ int movegen_defences(Board *b, ScoredMove *out)
 
 int movegen_five_points(const Board *b, Color side, Move *out, int max)
 {
+    if (!b->tcount[side - 1][T_FIVE]) return 0;
     return board_threat_points(b, side, TK_FIVE, out, max);
 }
 
