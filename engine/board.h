@@ -142,16 +142,24 @@ static inline bool board_makes_five(const Board *b, Move m, Color side)
 
 /* Writes the empty points where side has a threat of kind TK_*, in board
  * order, at most max of them; returns how many. */
+/* The words of the threat bit sets that can hold a point: threat points lie
+ * within a pattern's reach of a stone, so only the rows of the stones'
+ * bounding box widened by it. first > last when there are no stones. */
+static inline void board_threat_words(const Board *b, int *first, int *last)
+{
+    int lo = b->y0 - PATTERN_HALF, hi = b->y1 + PATTERN_HALF;
+    if (lo < 0) lo = 0;
+    if (hi > b->size - 1) hi = b->size - 1;
+    *first = lo > hi ? 1 : MOVE_XY(0, lo) >> 6;
+    *last = lo > hi ? 0 : MOVE_XY(b->size - 1, hi) >> 6;
+}
+
 static inline int board_threat_points(const Board *b, Color side, int kind, Move *out, int max)
 {
     const uint64_t *w = b->tbits[side - 1][kind];
-    /* threat points lie within a pattern's reach of a stone: only the rows
-     * of the stones' bounding box widened by it are read */
-    int lo = b->y0 - PATTERN_HALF, hi = b->y1 + PATTERN_HALF, n = 0;
-    if (lo < 0) lo = 0;
-    if (hi > b->size - 1) hi = b->size - 1;
-    if (lo > hi) return 0;
-    for (int i = MOVE_XY(0, lo) >> 6, end = MOVE_XY(b->size - 1, hi) >> 6; i <= end && n < max; i++)
+    int n = 0, first, last;
+    board_threat_words(b, &first, &last);
+    for (int i = first; i <= last && n < max; i++)
         for (uint64_t x = w[i]; x && n < max; x &= x - 1) out[n++] = (Move)(i * 64 + __builtin_ctzll(x));
     return n;
 }

@@ -74,8 +74,9 @@ static int add(Board *b, ScoredMove *out, int n, Move m)
  * masks), in board order; returns the count. */
 static int kind_points(const Board *b, Color a, unsigned ka, Color c, unsigned kc, Move *out)
 {
-    int n = 0;
-    for (int i = 0; i < BOARD_BITWORDS; i++) {
+    int n = 0, first, last;
+    board_threat_words(b, &first, &last);
+    for (int i = first; i <= last; i++) {
         uint64_t w = 0;
         for (int k = 0; k < TK_COUNT; k++) {
             if (ka >> k & 1) w |= b->tbits[a - 1][k][i];
