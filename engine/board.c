@@ -104,6 +104,7 @@ static inline void set_patterns(const Board *b, Cell *c)
     c->pat4[0] = c->pat4[1] = 0;
     for (int d = 0; d < 4; d++) {
         uint8_t v = pattern_packed(b->rule, c->key[d]);
+        c->packed[d] = v;
         c->pat4[0] |= (uint16_t)((v & 15) << (4 * d));
         c->pat4[1] |= (uint16_t)((v >> 4) << (4 * d));
     }
@@ -165,11 +166,11 @@ static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, uns
  * changed, and its threat levels if the pattern did. */
 static inline void refresh(Board *b, Cell *c, int d)
 {
-    uint8_t v = pattern_packed(b->rule, c->key[d]);
-    unsigned nb = v & 15, nw = v >> 4;
-    unsigned ob = c->pat4[0] >> (4 * d) & 15, ow = c->pat4[1] >> (4 * d) & 15;
-    if (nb != ob) repattern(b, c, 0, d, ob, nb);
-    if (nw != ow) repattern(b, c, 1, d, ow, nw);
+    uint8_t v = pattern_packed(b->rule, c->key[d]), o = c->packed[d];
+    if (v == o) return;
+    c->packed[d] = v;
+    if ((v ^ o) & 15) repattern(b, c, 0, d, o & 15u, v & 15u);
+    if ((v ^ o) >> 4) repattern(b, c, 1, d, o >> 4, v >> 4);
 }
 
 static void place(Board *b, Move m, Color color)
@@ -292,6 +293,7 @@ void board_rebuild(Board *b)
         Cell *c = &b->cell[i];
         memset(c->key, 0, sizeof c->key);
         c->pat4[0] = c->pat4[1] = 0;
+        memset(c->packed, 0, sizeof c->packed);
         c->threat[0] = c->threat[1] = 0;
         b->area[i] = c->stone == EMPTY ? 0 : AREA_TAKEN;
     }

@@ -31,6 +31,7 @@
 typedef struct {
     uint32_t key[4];   /* line neighbour keys, one per direction */
     uint16_t pat4[2];  /* per side (black [0], white [1]): the Pattern of direction d in bits 4d..4d+3 */
+    uint8_t packed[4]; /* per direction: both sides' Patterns as the pattern table packs them */
     uint8_t threat[2]; /* Threat for black [0] and white [1] */
     uint8_t stone;     /* Color */
 } Cell;

@@ -157,6 +157,7 @@ static void assert_matches_rebuild(const Board *b, int step)
             cr_assert_eq(b->area[m], fresh.area[m], "step %d: candidate area at %d,%d", step, x, y);
             if (c->stone != EMPTY) continue;
             cr_assert(!memcmp(c->pat4, f->pat4, sizeof c->pat4), "step %d: patterns at %d,%d", step, x, y);
+            cr_assert(!memcmp(c->packed, f->packed, sizeof c->packed), "step %d: packed patterns at %d,%d", step, x, y);
             cr_assert(!memcmp(c->threat, f->threat, sizeof c->threat), "step %d: threats at %d,%d", step, x, y);
         }
     cr_assert_eq(eval_static(b), eval_static(&fresh), "step %d: evaluation drifted", step);
