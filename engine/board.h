@@ -141,8 +141,6 @@ static inline bool board_makes_five(const Board *b, Move m, Color side)
     return b->cell[m].threat[side - 1] == T_FIVE;
 }
 
-/* Writes the empty points where side has a threat of kind TK_*, in board
- * order, at most max of them; returns how many. */
 /* The words of the threat bit sets that can hold a point: threat points lie
  * within a pattern's reach of a stone, so only the rows of the stones'
  * bounding box widened by it. first > last when there are no stones. */
@@ -155,6 +153,8 @@ static inline void board_threat_words(const Board *b, int *first, int *last)
     *last = lo > hi ? 0 : MOVE_XY(b->size - 1, hi) >> 6;
 }
 
+/* Writes the empty points where side has a threat of kind TK_*, in board
+ * order, at most max of them; returns how many. */
 static inline int board_threat_points(const Board *b, Color side, int kind, Move *out, int max)
 {
     const uint64_t *w = b->tbits[side - 1][kind];

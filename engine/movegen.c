@@ -21,15 +21,18 @@ int32_t movegen_score(const Board *b, Move m)
     return v + CENTRE_WEIGHT * (BOARD_MAX_SIZE - dist);
 }
 
-static bool maybe_double_three(const Board *b, Move m)
+/* Whether four packed direction patterns hold two open threes or more. */
+static bool two_open_threes(unsigned pat4)
 {
     int threes = 0;
     for (int d = 0; d < 4; d++) {
-        Pattern p = board_pattern(b, m, d, BLACK);
+        unsigned p = pat4 >> (4 * d) & 15;
         threes += p == P_F3 || p == P_F3S;
     }
     return threes >= 2;
 }
+
+static bool maybe_double_three(const Board *b, Move m) { return two_open_threes(b->cell[m].pat4[BLACK - 1]); }
 
 bool movegen_forbidden(Board *b, Move m)
 {
@@ -105,17 +108,6 @@ static Move fixed_open_four_point(const Board *b, Color side)
     return MOVE_NONE;
 }
 
-/* True when m is p or on one of the four lines through p within a line
- * pattern's reach of it. */
-static bool in_reach(Move m, Move p)
-{
-    if (m == p) return true;
-    for (int d = 0; d < 4; d++)
-        for (int k = 1; k <= 5; k++)
-            if (m == p + k * board_dir[d] || m == p - k * board_dir[d]) return true;
-    return false;
-}
-
 /* The direction d and signed distance k (1..5) with m == p + k * board_dir[d];
  * false when m is not on a line through p within a pattern's reach. */
 static bool line_offset(Move p, Move m, int *d, int *k)
@@ -131,6 +123,14 @@ static bool line_offset(Move p, Move m, int *d, int *k)
     if (*d == 3) n = dy; /* board_dir[3] steps one row down and one column left */
     *k = n;
     return true;
+}
+
+/* True when m is p or on one of the four lines through p within a line
+ * pattern's reach of it. */
+static bool in_reach(Move m, Move p)
+{
+    int d, k;
+    return m == p || line_offset(p, m, &d, &k);
 }
 
 static bool stops_when_played(Board *b, Move m, Color opp)
@@ -165,13 +165,8 @@ static bool stops_every_open_four(Board *b, Move m, Color opp)
             pat4 = (pat4 & ~(15u << (4 * d))) | (unsigned)pattern_of(b->rule, key, opp) << (4 * d);
             if (threat_of((uint16_t)pat4, renju_black) != T_F4) continue;
         }
-        if (!renju_black) return false;
-        int threes = 0;
-        for (int j = 0; j < 4; j++) {
-            unsigned p = pat4 >> (4 * j) & 15;
-            threes += p == P_F3 || p == P_F3S;
-        }
-        return threes < 2 ? false : stops_when_played(b, m, opp);
+        if (!renju_black || !two_open_threes(pat4)) return false;
+        return stops_when_played(b, m, opp);
     }
     if (renju_black)
         for (d = 0; d < 4; d++)
