@@ -90,15 +90,13 @@ static int kind_points(const Board *b, Color a, unsigned ka, Color c, unsigned k
     return n;
 }
 
-/* A straight-four point of side that no stone off its four lines (or
- * farther than a line pattern reaches) can take away: one whose pattern
- * such a stone cannot touch and, for renju black, that no far stone can
- * make forbidden (with fewer than two open threes through it, the
+/* One of side's straight-four points pts[np] that no stone off its four
+ * lines (or farther than a line pattern reaches) can take away: one whose
+ * pattern such a stone cannot touch and, for renju black, that no far stone
+ * can make forbidden (with fewer than two open threes through it, the
  * real-three check never looks far). MOVE_NONE when there is none. */
-static Move fixed_open_four_point(const Board *b, Color side)
+static Move fixed_open_four_point(const Board *b, Color side, const Move *pts, int np)
 {
-    Move pts[BOARD_MAX_MOVES];
-    int np = board_threat_points(b, side, TK_OPEN4, pts, BOARD_MAX_MOVES);
     for (int i = 0; i < np; i++) {
         if (b->rule == RULE_RENJU && side == BLACK) {
             if (maybe_double_three(b, pts[i]) || board_threat(b, pts[i], BLACK) == T_FORBID) continue;
@@ -142,19 +140,18 @@ static bool stops_when_played(Board *b, Move m, Color opp)
 }
 
 /* Whether a stone of the side to move at m leaves the opponent no straight
- * four point, read from the patterns instead of playing m where that is
+ * four point (it has pts[np] now), read from the patterns instead of playing m where that is
  * certain. A stone changes patterns only along its four lines, so each
  * straight-four point is re-read in the one direction that m touches. A
  * defender's stone never gives the attacker a new straight four, except in
  * renju, where a block can free one of black's forbidden double fours; and
  * black's straight four may be a forbidden double three, which only the
  * board can tell. Those cases are played. */
-static bool stops_every_open_four(Board *b, Move m, Color opp)
+static bool stops_every_open_four(Board *b, Move m, Color opp, const Move *pts, int np)
 {
     bool renju_black = b->rule == RULE_RENJU && opp == BLACK;
     Color me = OPPONENT(opp);
-    Move pts[BOARD_MAX_MOVES];
-    int np = board_threat_points(b, opp, TK_OPEN4, pts, BOARD_MAX_MOVES), d, k;
+    int d, k;
     for (int i = 0; i < np; i++) {
         Move q = pts[i];
         if (q == m) continue;
@@ -183,9 +180,11 @@ int movegen_defences(Board *b, ScoredMove *out)
     Move pts[BOARD_MAX_MOVES];
     int np = kind_points(b, me, 1u << TK_FOUR, opp, 1u << TK_FOUR, pts), n = 0, nall = 0;
     ScoredMove all[BOARD_MAX_MOVES];
+    Move f4[BOARD_MAX_MOVES]; /* the opponent's straight-four points */
+    int nf4 = board_threat_points(b, opp, TK_OPEN4, f4, BOARD_MAX_MOVES);
     /* a point out of reach of this straight-four point leaves it, so it
      * need not be tried */
-    Move fixed = fixed_open_four_point(b, opp);
+    Move fixed = fixed_open_four_point(b, opp, f4, nf4);
     for (int i = 0; i < np; i++) {
         Move m = pts[i];
         if (!legal_for_mover(b, m)) continue;
@@ -194,7 +193,7 @@ int movegen_defences(Board *b, ScoredMove *out)
         /* an own four gains a tempo; any other point must really stop every
          * straight four the opponent threatens */
         bool keep = threat_is_four(board_threat(b, m, me));
-        if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) keep = stops_every_open_four(b, m, opp);
+        if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) keep = stops_every_open_four(b, m, opp, f4, nf4);
         if (keep) out[n++] = sm;
     }
     if (n == 0) /* nothing holds: every answer loses, so keep them all to be searched */

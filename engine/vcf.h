@@ -51,8 +51,8 @@
  * longest, ending with the five. The VCF deepens in steps, so its short
  * wins come first; the VCT searches to its limit at once, then looks for a
  * proof two plies shorter at a time, each try within a quarter of the
- * nodes spent so far, and keeps the shortest line it could follow. Searches run under a node budget and an
- * external stop check.
+ * nodes spent so far, and keeps the shortest line it could follow.
+ * Searches run under a node budget and an external stop check.
  */
 #ifndef GOMOKUD_VCF_H
 #define GOMOKUD_VCF_H
