@@ -443,6 +443,30 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
     free(t);
 }
 
+/* Puzzle 61, a renju VCT of 21 plies or more with counter-fours on the way:
+ * with every attacker move started at the proof number of its threat
+ * alone, df-pn needed 1.41M nodes to its first proof; ranked by the move
+ * order's score, about 0.55M. */
+#define PUZZLE_61_NODES 800000
+
+Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_nodes, .timeout = 300)
+{
+    Tactic *t;
+    const Tactic *p = setup_puzzle(60, &t);
+    memset(big_cache, 0, sizeof big_cache);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = PUZZLE_61_NODES,
+                       .quiet_plies = 3, .quiet_moves = 2};
+    Move line[THREAT_MAX_LINE];
+    int len = 0;
+    int r = vct_find(&ts, 25, line, &len);
+    cr_log_info("puzzle 61: a win in %d plies, %llu nodes", r, (unsigned long long)ts.nodes);
+    cr_assert_gt(r, 0, "proven within %d nodes", PUZZLE_61_NODES);
+    cr_assert_eq(len, r);
+    cr_assert(tactics_is_win(p, line[0]), "a winning first move");
+    assert_winning_line(line, len);
+    free(t);
+}
+
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
 {
     /* puzzle 72 again: after black's quiet j10 the VCT answers only with
