@@ -82,7 +82,8 @@ static cJSON *threat_value(const EngineResult *res, int size)
     int n = clamp(res->threat_len, 0, ENGINE_MAX_PV);
     if (n == 0) return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
-    bool ok = api_json_put(o, "mate", cJSON_CreateNumber((n + 1) / 2)) &&
+    bool ok = api_json_put(o, "kind", cJSON_CreateString(res->threat_vct ? "vct" : "vcf")) &&
+              api_json_put(o, "mate", cJSON_CreateNumber((n + 1) / 2)) &&
               api_json_put(o, "pv", api_json_moves(res->threat, n, size)) &&
               api_json_put(o, "refutations",
                            res->refutations >= 0 ? cJSON_CreateNumber(res->refutations) : cJSON_CreateNull());

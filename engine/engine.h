@@ -134,12 +134,14 @@ typedef struct EngineResult {
     Move forbidden[BOARD_MAX_MOVES];
     bool from_book; /* the move, score and line come from the opening book, not a search */
     /* The opponent's forced win the root found (the VCF it would have if
-     * the side to move passed), threat_len 0 for none: then only the root
-     * moves after which it has no VCF any more were searched. refutations
+     * the side to move passed, or failing that its VCT: threat_vct),
+     * threat_len 0 for none: then only the root moves after which it has
+     * no such win any more were searched. refutations
      * is how many there were (0: none, every move was searched and loses
      * to it), or -1 when the budget ran out before every move was tried
      * (every move was searched). */
     int threat_len;
+    bool threat_vct;
     Move threat[ENGINE_MAX_PV];
     int refutations;
 } EngineResult;

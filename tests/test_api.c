@@ -549,8 +549,15 @@ Test(api, result_json_names_the_opponents_threat_and_its_refutations)
     cJSON *j = json_read(text);
     const cJSON *t = member(j, "threat");
     cr_assert_eq(member(t, "mate")->valuedouble, 2, "a win in two of the opponent's moves");
+    cr_assert_str_eq(member(t, "kind")->valuestring, "vcf");
     expect_moves(member(t, "pv"), line, 3);
     cr_assert_eq(member(t, "refutations")->valuedouble, 2);
+    cJSON_Delete(j);
+    free(text);
+    r.threat_vct = true;
+    text = api_result_json(&req, &r);
+    j = json_read(text);
+    cr_assert_str_eq(member(member(j, "threat"), "kind")->valuestring, "vct");
     cJSON_Delete(j);
     free(text);
     r.refutations = -1; /* not every move was tried */

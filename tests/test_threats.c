@@ -545,6 +545,43 @@ Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vcf)
     engine_free(e);
 }
 
+Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vct)
+{
+    /* black's twos f8 g8 and h9 h10 meet at h8, where black would make two
+     * open threes; white's i10 and g9 close the diagonals, and black has no
+     * four to make. If white passes, black wins by that VCT; h8 is the only
+     * move after which black has no VCT (every one of white's 98 candidates
+     * was searched to 25 plies with 2M nodes when this test was written). */
+    Position p = {.rule = RULE_FREESTYLE, .size = 15};
+    support_moves(&b, 15, RULE_FREESTYLE, "f8 i10 g8 g9 h9 a1 h10 o1 a15");
+    Move line[THREAT_MAX_LINE];
+    int len;
+    board_pass(&b);
+    cr_assert_eq(run(false, 25, line, &len), 0, "black has no VCF if white passes");
+    cr_assert_gt(run(true, 25, line, &len), 0, "but a VCT");
+    board_pass(&b);
+    for (int i = 0; i < b.nmoves; i++) p.moves[p.nmoves++] = b.history[i].move;
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 4});
+    EngineResult r;
+    cr_assert_eq(engine_analyze(e, &p, &(Limits){.depth = 2, .multipv = ENGINE_MAX_MULTIPV}, &r, NULL), POSITION_OK);
+    cr_assert(r.threat_vct, "the threat is a VCT");
+    cr_assert_gt(r.refutations, 0, "some moves were dropped, not all");
+    cr_assert_eq(r.npv, r.refutations, "only the moves kept were searched");
+    bool h8 = false;
+    for (int k = 0; k < r.npv; k++) h8 |= r.pvs[k].move == support_pt(&b, "h8");
+    cr_assert(h8, "the one defence is kept");
+    cr_assert_eq(r.best_move, support_pt(&b, "h8"));
+    board_pass(&b);
+    for (int i = 0; i < r.threat_len; i++) {
+        cr_assert(board_empty(&b, r.threat[i]));
+        if (i + 1 == r.threat_len) cr_assert(board_makes_five(&b, r.threat[i], BLACK), "the threat ends with black's five");
+        board_play(&b, r.threat[i]);
+    }
+    for (int i = 0; i < r.threat_len; i++) board_undo(&b);
+    board_pass(&b);
+    engine_free(e);
+}
+
 /* A puzzle line may leave winning_moves empty (a held-out puzzle without
  * its answer): any first move counts, and only a proof that replays to a
  * five makes it solved. */
