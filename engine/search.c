@@ -129,8 +129,9 @@ static ThreatSearch threat_setup(Engine *e, uint64_t budget, int quiet_plies)
 }
 
 /* Runs a threat search for the side to move on e->board, charging its nodes
- * to the search and stopping with it. Returns plies to the five or 0. */
-static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len)
+ * to the search and stopping with it. Returns plies to the five or 0; then
+ * *undecided (may be NULL) says whether budget or time ran out first. */
+static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *line, int *len, bool *undecided)
 {
     ThreatSearch ts = threat_setup(e, budget, vct ? ROOT_QUIET_PLIES : 0);
     ts.should_stop = threat_should_stop;
@@ -141,7 +142,7 @@ static int threat_search(Engine *e, bool vct, uint64_t budget, int plies, Move *
     }
     int r = vct ? vct_find(&ts, plies, line, len) : vcf_find(&ts, plies, line, len);
     e->nodes += ts.nodes;
-    if (vct) e->vct_open = !r && ts.aborted;
+    if (undecided) *undecided = !r && ts.aborted;
     return r;
 }
 
@@ -635,18 +636,17 @@ static int drop_refuted_moves(Engine *e, bool vct)
 {
     Board *b = &e->board;
     uint64_t start = e->nodes;
-    bool keep[BOARD_MAX_MOVES], open = e->vct_open;
+    bool keep[BOARD_MAX_MOVES];
     int nkept = 0, i = 0;
     for (; i < e->nroot && !threat_should_stop(e) && e->nodes - start < ROOT_REFUTE_TOTAL_NODES; i++) {
         Move line[THREAT_MAX_LINE];
         int len;
         board_play(b, e->root[i].move);
-        keep[i] = vct ? !threat_search(e, true, ROOT_REFUTE_VCT_NODES, ROOT_VCT_PLIES, line, &len)
-                      : !threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len);
+        keep[i] = vct ? !threat_search(e, true, ROOT_REFUTE_VCT_NODES, ROOT_VCT_PLIES, line, &len, NULL)
+                      : !threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len, NULL);
         board_undo(b);
         nkept += keep[i];
     }
-    e->vct_open = open; /* (that flag is about our own VCT) */
     if (i < e->nroot) return -1;
     if (nkept == 0) return 0;
     nkept = 0;
@@ -673,19 +673,18 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
     }
     int64_t deadline = e->threat_deadline_ns;
     if (deadline && !play) e->threat_deadline_ns = e->start_ns + (deadline - e->start_ns) * ROOT_OWN_THREAT_SHARE / 100;
-    int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len);
-    if (!r && !e->stopped) r = threat_search(e, true, vct, ROOT_VCT_PLIES, line, len);
+    int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len, NULL);
+    if (!r && !e->stopped) r = threat_search(e, true, vct, ROOT_VCT_PLIES, line, len, &e->vct_open);
     e->threat_deadline_ns = deadline;
     if (r || b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return r;
     Move opp[THREAT_MAX_LINE];
     int opp_len;
     board_pass(b);
-    int o = threat_search(e, false, vcf, ROOT_VCF_PLIES, opp, &opp_len);
-    bool opp_vct = false, open = e->vct_open;
+    int o = threat_search(e, false, vcf, ROOT_VCF_PLIES, opp, &opp_len, NULL);
+    bool opp_vct = false;
     if (!o && !e->stopped && !play) {
         uint64_t budget = ROOT_OPP_VCT_NODES < vct ? ROOT_OPP_VCT_NODES : vct;
-        o = threat_search(e, true, budget, ROOT_VCT_PLIES, opp, &opp_len);
-        e->vct_open = open;
+        o = threat_search(e, true, budget, ROOT_VCT_PLIES, opp, &opp_len, NULL);
         opp_vct = o > 0;
     }
     board_pass(b);
@@ -781,6 +780,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     Move proven[THREAT_MAX_LINE];
     int proven_len = 0, proven_plies = 0;
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
+    e->vct_open = false; /* (set by the root VCT, if it runs) */
     if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
     e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
     if (proven_plies && multipv == 1) {
@@ -885,7 +885,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     e->deadline_ns = deadline;
     if (!proven_plies && e->vct_open && cut_short) {
         if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
-        if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len);
+        if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len, NULL);
         e->threat_deadline_ns = 0;
     }
     if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
