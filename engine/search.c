@@ -56,10 +56,9 @@
 #define ROOT_QUIET_MOVES 2        /* ...and make up to this many quiet moves that threaten a VCF in a line */
 #define COMPLETE_NODES 100000     /* threat search budget to play a mate's line on to the five */
 #define ROOT_DEFENCE_BONUS 50000  /* root order bonus of points on the opponent's VCF */
-#define ROOT_REFUTE_NODES 4000    /* VCF budget per root move to see whether it refutes the opponent's VCF */
+#define ROOT_REFUTE_NODES 4000    /* budget per root move to see whether it refutes the opponent's VCF or VCT */
 #define ROOT_REFUTE_TOTAL_NODES 150000 /* ...and for all of them */
 #define ROOT_OPP_VCT_NODES 50000  /* the opponent's VCT at the root (analysis), when it has no VCF */
-#define ROOT_REFUTE_VCT_NODES 4000 /* VCT budget per root move to see whether it refutes the opponent's VCT */
 #define ROOT_THREAT_TIME_PCT 15   /* root threat searches stop at this share of a time limit */
 /* ...and in analysis our own VCF and VCT at this percentage of that share,
  * so the opponent's are looked for too (an undecided VCT of ours goes on
@@ -642,8 +641,7 @@ static int drop_refuted_moves(Engine *e, bool vct)
         Move line[THREAT_MAX_LINE];
         int len;
         board_play(b, e->root[i].move);
-        keep[i] = vct ? !threat_search(e, true, ROOT_REFUTE_VCT_NODES, ROOT_VCT_PLIES, line, &len, NULL)
-                      : !threat_search(e, false, ROOT_REFUTE_NODES, ROOT_VCF_PLIES, line, &len, NULL);
+        keep[i] = !threat_search(e, vct, ROOT_REFUTE_NODES, vct ? ROOT_VCT_PLIES : ROOT_VCF_PLIES, line, &len, NULL);
         board_undo(b);
         nkept += keep[i];
     }
