@@ -148,13 +148,14 @@ $(UNIT): $(call objs,$(TEST_SRC)) $(SERVER_LIB) $(API_LIB) $(ENGINE_LIB) $(GOMOK
 # The games are not committed; the tables the fit writes are.
 SELFPLAY_DIR ?= data/selfplay
 TRAIN_ARGS ?=
+TRAIN_FILES ?= $(SELFPLAY_DIR)/*.games
 selfplay-data: deps
 	$(MAKE) --no-print-directory $(GEN_DATA)
 	GEN_DATA=$(GEN_DATA) SELFPLAY_DIR=$(SELFPLAY_DIR) tools/selfplay_data.sh
 
 train: deps
 	$(MAKE) --no-print-directory $(TRAIN_EVAL)
-	$(TRAIN_EVAL) --out engine/eval_tables.c $(TRAIN_ARGS) $(SELFPLAY_DIR)/*.games
+	$(TRAIN_EVAL) --out engine/eval_tables.c $(TRAIN_ARGS) $(TRAIN_FILES)
 	$(MAKE) --no-print-directory build
 
 # The opening book (README, "The opening book"): per rule, the early tree

@@ -1217,6 +1217,14 @@ const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES] = {
 
 const int16_t eval_tempo[EVAL_SETS] = {-3, 8, 8, 8};
 
+/* by mover's set and threat mask (eval_threat_mask); the masks not listed are 0 */
+const int16_t eval_threat_value[EVAL_SETS][EVAL_MASKS] = {
+    [0] = {0},
+    [1] = {0},
+    [2] = {0},
+    [3] = {0},
+};
+
 /* {attack, defence} per code */
 const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2] = {
     { /* freestyle to move */

@@ -21,6 +21,10 @@ enum { EVAL_MOVER, EVAL_WAITER, EVAL_ROLES };
 extern const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES];
 /* Bonus for having the move, by the mover's set. */
 extern const int16_t eval_tempo[EVAL_SETS];
+/* The threat-mask term: a value by the threat flags of both sides (see
+ * eval_threat_mask in eval.h), per mover's set, fitted like the codes. */
+enum { EVAL_FLAG_BITS = 6, EVAL_MASKS = 1 << (2 * EVAL_FLAG_BITS) };
+extern const int16_t eval_threat_value[EVAL_SETS][EVAL_MASKS];
 /* The move policy: a candidate's ordering score for the side to move is
  * eval_policy[set of the mover][its own code there][POLICY_ATTACK] plus
  * [the opponent's code there][POLICY_DEFEND] (the threat it makes and the

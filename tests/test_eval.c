@@ -48,6 +48,30 @@ Test(eval, swapping_colours_and_side_to_move_gives_the_same_score)
     cr_assert_eq(eval_static(&b), a);
 }
 
+/* The threat mask names, per side, the threats one move of its makes. */
+Test(eval, the_threat_mask_names_the_threats_one_move_makes)
+{
+    /* black's open three: g8/k8 make a straight four, f8/l8 a plain four;
+     * white's two stones are apart: nothing */
+    support_stones(&b, 15, RULE_FREESTYLE, "h8 i8 j8", "a1 o15", WHITE);
+    cr_assert_eq(eval_flags(&b, BLACK), EVAL_FLAG_F4 | EVAL_FLAG_B4);
+    cr_assert_eq(eval_flags(&b, WHITE), 0);
+    cr_assert_eq(eval_threat_mask(&b), (EVAL_FLAG_F4 | EVAL_FLAG_B4) << EVAL_FLAG_BITS, "white to move: its flags first");
+    /* black's four (h8-k8, blocked at g8) makes a five at l8, and m8 a
+     * second four through l8; its two twos on column d and row 12 meet at
+     * d12: an open three each way there */
+    support_stones(&b, 15, RULE_FREESTYLE, "h8 i8 j8 k8 d10 d11 e12 f12", "g8 a1 o15 a15 o1", BLACK);
+    unsigned f = eval_flags(&b, BLACK);
+    cr_assert_eq(f, EVAL_FLAG_FIVE | EVAL_FLAG_B4 | EVAL_FLAG_F3X2 | EVAL_FLAG_F3, "flags %#x", f);
+    cr_assert_eq(eval_threat_mask(&b), f | eval_flags(&b, WHITE) << EVAL_FLAG_BITS);
+    /* the term is part of the evaluation (the pattern sums are not clamped here) */
+    int set = eval_set(b.rule, BLACK);
+    cr_assert_eq(eval_static(&b), b.esum[0][EVAL_MOVER] - b.esum[1][EVAL_WAITER] + eval_tempo[set] +
+                                      eval_threat_value[set][eval_threat_mask(&b)]);
+    /* no threats at all: that entry stays 0 (the tempo stands for it) */
+    for (int s = 0; s < EVAL_SETS; s++) cr_assert_eq(eval_threat_value[s][0], 0);
+}
+
 Test(eval, the_score_stays_within_its_bound)
 {
     support_stones(&b, 25, RULE_FREESTYLE,

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/board.h"
+#include "engine/eval_tables.h"
+
 static const char *bin_dir(void)
 {
     const char *dir = getenv("GOMOKUD_BIN_DIR");
@@ -67,7 +70,8 @@ Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
             cr_assert_eq(sscanf(p, "prior %lf / %lf, fitted %lf / %lf", &prior_train, &prior_val, &fit_train, &fit_val), 4);
         else if (p && strstr(line, "fitted"))
             cr_assert_eq(sscanf(p, "prior %lf / %*f, fitted %lf", &policy_train, &policy_fit), 2, "%s", line);
-        for (p = line; !strstr(line, "eval_tempo") && (p = strchr(p, '{')) != NULL; p++)
+        /* the pairs: not the tempo, nor the threat-mask lines ("[set] = {...") */
+        for (p = line; !strstr(line, "eval_tempo") && !strstr(line, "] = {") && (p = strchr(p, '{')) != NULL; p++)
             values += p[1] == '-' || (p[1] >= '0' && p[1] <= '9');
         has_scale |= strstr(line, "eval_winrate_scale = ") != NULL;
     }
@@ -78,6 +82,74 @@ Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
     cr_assert(has_scale);
     cr_assert(prior_train > 0 && fit_train < prior_train, "the fit lowers the training loss: %g -> %g", prior_train,
               fit_train);
+    /* leaf positions off those games: "<rule> S <stones> <moves> <best>/<score>",
+     * none with a five or a straight four to make for either side */
+    char leaves[128];
+    snprintf(leaves, sizeof leaves, "%s/renju-0.leaves", dir);
+    snprintf(cmd, sizeof cmd, "%s/gen-data --leaves %s --positions 200 --nodes 400 --out %s", bin_dir(), games, leaves);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    cr_assert_eq(lines_of(leaves), 200);
+    f = fopen(leaves, "r");
+    cr_assert_not_null(f);
+    cr_assert(board_init_tables());
+    static char lline[8192];
+    while (fgets(lline, sizeof lline, f)) {
+        int stones, n = 0;
+        cr_assert_eq(sscanf(lline, "renju S %d%n", &stones, &off), 1, "%s", lline);
+        static Board lb;
+        cr_assert(board_reset(&lb, 15, RULE_RENJU));
+        char *save = NULL;
+        for (char *tok = strtok_r(lline + off, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), n++) {
+            char *slash = strchr(tok, '/');
+            cr_assert_eq(slash != NULL, n == stones, "only the last move has a score: %s", tok);
+            if (slash) *slash = 0;
+            Move m = move_parse(tok, 15);
+            cr_assert(m != MOVE_NONE && board_empty(&lb, m), "%s", tok);
+            if (n == stones)
+                for (int c = 0; c < 2; c++) cr_assert(!lb.tcount[c][T_FIVE] && !lb.tcount[c][T_F4], "a leaf with a threat");
+            board_play(&lb, m);
+        }
+        cr_assert_eq(n, stones + 1);
+    }
+    fclose(f);
+    /* their targets are scores: a scale is required */
+    snprintf(cmd, sizeof cmd, "%s/train-eval --out %s --mask-only %s 2>/dev/null", bin_dir(), tables, leaves);
+    cr_assert_neq(system(cmd), 0, "%s", cmd);
+    /* the threat-mask values alone, from the built-in tables, on the leaves:
+     * the code values stay the built-in ones, some mask values move, the
+     * loss falls */
+    snprintf(cmd, sizeof cmd,
+             "%s/train-eval --out %s --from-current --mask-only --scale 1744.7 --iterations 100 --policy-iterations 0 %s 2>/dev/null",
+             bin_dir(), tables, leaves);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    f = fopen(tables, "r");
+    cr_assert_not_null(f);
+    int masks = 0, set = -1;
+    int codes = 0;
+    bool in_mask = false;
+    prior_train = fit_train = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "prior ");
+        if (p && !prior_train) cr_assert_eq(sscanf(p, "prior %lf / %*f, fitted %lf", &prior_train, &fit_train), 2);
+        if (strstr(line, "eval_threat_value[EVAL_SETS]")) in_mask = true;
+        else if (in_mask && line[0] == '}') in_mask = false;
+        else if (in_mask)
+            for (p = line; (p = strstr(p, "] = ")) != NULL; p++) masks += p[4] != '{';
+        /* the freestyle values are the built-in ones */
+        if (set < 0 && strstr(line, "/* freestyle */")) set = 0;
+        else if (set == 0 && strstr(line, "/* ")) set = 1;
+        else if (set == 0)
+            for (p = line; (p = strchr(p, '{')) != NULL; p++) {
+                int v0, v1;
+                cr_assert_eq(sscanf(p, "{%d, %d}", &v0, &v1), 2, "%s", line);
+                cr_assert(v0 == eval_code_value[0][codes][0] && v1 == eval_code_value[0][codes][1], "code %d", codes);
+                codes++;
+            }
+    }
+    fclose(f);
+    cr_assert_eq(codes, 2380);
+    cr_assert_gt(masks, 0, "no threat-mask value was fitted");
+    cr_assert(fit_train < prior_train, "the mask fit lowers the training loss: %g -> %g", prior_train, fit_train);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }

@@ -25,6 +25,20 @@
  * A game ends at a five, at a full board (draw), or as soon as the engine
  * announces a proven win: the rest is a forced line of fours and threes,
  * positions the evaluation is never asked about.
+ *
+ *   build/bin/gen-data --leaves data/freestyle-0.games --positions 50000 --nodes 10000 --out data/freestyle-0.leaves
+ *
+ * writes positions like the ones the search stands pat on instead of games:
+ * a position of a game from the file, one or two random candidate moves
+ * further (a side that just made a poor move, as at the search's leaves),
+ * kept when it has no five or straight four to make for either side, and
+ * labelled with its own search's score instead of a result:
+ *
+ *   <rule> S <stones before the move> <move> ... <best move>/<score>
+ *
+ * A threat-rich sample of what the evaluation is asked about, for fitting
+ * the values of threats (train-eval --fit-mask) to what a search finds.
+ * Deterministic per (file, shard, position number), resumable the same way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -98,6 +112,84 @@ static Color play(Engine *e, Position *p, int64_t nodes, Score *score)
     return EMPTY;
 }
 
+/* The search's leaves: see the header. Returns false on failure. */
+static bool gen_leaves(Engine *e, const char *games_path, long positions, long nodes, long shard, long done, FILE *out)
+{
+    FILE *f = fopen(games_path, "r");
+    if (!f) {
+        fprintf(stderr, "gen-data: cannot open %s\n", games_path);
+        return false;
+    }
+    static char line[8192];
+    static Position games[20000];
+    static int firsts[20000];
+    int ngames = 0;
+    while (ngames < 20000 && fgets(line, sizeof line, f)) {
+        char rule_s[16], res;
+        int first, off;
+        Position *p = &games[ngames];
+        *p = (Position){.size = 15, .ordered = true};
+        if (sscanf(line, "%15s %c %d%n", rule_s, &res, &first, &off) != 3 || !rule_parse(rule_s, &p->rule)) continue;
+        for (char *save = NULL, *tok = strtok_r(line + off, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+            char *slash = strchr(tok, '/');
+            if (slash) *slash = 0;
+            Move m = move_parse(tok, 15);
+            if (m == MOVE_NONE) break;
+            p->moves[p->nmoves++] = m;
+        }
+        if (p->nmoves > first + 1) firsts[ngames++] = first;
+    }
+    fclose(f);
+    if (!ngames) {
+        fprintf(stderr, "gen-data: no games in %s\n", games_path);
+        return false;
+    }
+    for (long i = done; i < positions; i++) {
+        uint64_t s = mix(((uint64_t)shard << 40) ^ (uint64_t)i ^ 0x1EAF000000000000ull);
+        static Position p;
+        Board b;
+        for (;;) {
+            s = mix(s);
+            const Position *g = &games[s % (uint64_t)ngames];
+            int k = firsts[s % (uint64_t)ngames] + (int)((s >> 20) % (uint64_t)(g->nmoves - firsts[s % (uint64_t)ngames]));
+            p = *g;
+            p.nmoves = k;
+            board_reset(&b, 15, p.rule);
+            for (int j = 0; j < k; j++) board_play(&b, p.moves[j]);
+            int extra = 1 + (int)((s >> 40) & 1);
+            for (int j = 0; j < extra; j++) {
+                Move cand[BOARD_MAX_MOVES];
+                int n = 0;
+                for (Move m = 0; m < BOARD_MAX_MOVES; m++)
+                    if (board_candidate(&b, m) && rules_is_legal(&b, m) && !board_makes_five(&b, m, b.to_move)) cand[n++] = m;
+                if (!n) break;
+                s = mix(s);
+                Move m = cand[s % (uint64_t)n];
+                board_play(&b, m);
+                p.moves[p.nmoves++] = m;
+            }
+            bool stand_pat = true;
+            for (int c = 0; c < 2; c++) stand_pat &= !b.tcount[c][T_FIVE] && !b.tcount[c][T_F4];
+            if (stand_pat && !board_full(&b)) break;
+        }
+        EngineResult r;
+        engine_clear(e);
+        if (engine_analyze(e, &p, &(Limits){.nodes = nodes}, &r, NULL) != POSITION_OK || r.best_move == MOVE_NONE) {
+            fprintf(stderr, "gen-data: position %ld has no move\n", i);
+            return false;
+        }
+        fprintf(out, "%s S %d", rule_name(p.rule), p.nmoves);
+        for (int j = 0; j < p.nmoves; j++) {
+            char buf[8];
+            fprintf(out, " %s", move_to_notation(p.moves[j], p.size, buf));
+        }
+        char buf[8];
+        fprintf(out, " %s/%d\n", move_to_notation(r.best_move, p.size, buf), (int)r.score);
+        fflush(out);
+    }
+    return true;
+}
+
 static int count_lines(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -118,8 +210,8 @@ static int count_lines(const char *path)
 int main(int argc, char **argv)
 {
     Rule rule = RULE_FREESTYLE;
-    long games = 1000, nodes = 8000, shard = 0;
-    const char *out = NULL;
+    long games = 1000, nodes = 8000, shard = 0, positions = 0;
+    const char *out = NULL, *leaves = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "--rule") && rule_parse(v, &rule)) continue;
@@ -127,24 +219,33 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--nodes")) nodes = strtol(v, NULL, 10);
         else if (!strcmp(a, "--shard")) shard = strtol(v, NULL, 10);
         else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--leaves")) leaves = v;
+        else if (!strcmp(a, "--positions")) positions = strtol(v, NULL, 10);
         else {
             fprintf(stderr, "gen-data: unknown argument %s\n", a);
             return 2;
         }
     }
-    if (!out || games < 1 || nodes < 100 || shard < 0 || argc % 2 == 0) {
-        fprintf(stderr, "usage: gen-data --out FILE [--rule R] [--games N] [--nodes N] [--shard K]\n");
+    if (!out || games < 1 || nodes < 100 || shard < 0 || argc % 2 == 0 || (leaves && positions < 1)) {
+        fprintf(stderr, "usage: gen-data --out FILE [--rule R] [--games N] [--nodes N] [--shard K]\n"
+                        "       gen-data --out FILE --leaves GAMES --positions N [--nodes N] [--shard K]\n");
         return 2;
     }
     int done = count_lines(out);
     if (done < 0) return 1;
-    if (done >= games) return 0;
+    if (done >= (leaves ? positions : games)) return 0;
     if (!engine_init()) return 1;
     Engine *e = engine_new(&(EngineOptions){.tt_mib = GEN_TT_MIB, .persistent = true});
     FILE *f = fopen(out, "a");
     if (!e || !f) {
         fprintf(stderr, "gen-data: cannot start (%s)\n", f ? "out of memory" : strerror(errno));
         return 1;
+    }
+    if (leaves) {
+        bool ok = gen_leaves(e, leaves, positions, nodes, shard, done, f);
+        fclose(f);
+        engine_free(e);
+        return ok ? 0 : 1;
     }
     for (long g = done; g < games; g++) {
         static Position p;

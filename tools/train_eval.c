@@ -26,6 +26,13 @@
  * linear model). --prior writes it alone (the tables then reproduce that
  * evaluation exactly).
  *
+ * With --fit-mask the threat-mask values (eval.h: a value per mover's set
+ * and the yes/no threat flags of both sides) are fitted too, on every
+ * position the search can stand pat on (four-threes allowed); --mask-only
+ * fits them alone. --from-current starts from the built-in tables instead
+ * of the prior (the sets not fitted keep them). --scale S fixes S instead
+ * of fitting it, so that sets fitted apart share one scale.
+ *
  * Codes without shape (every direction dead, an overline, or a lone stone)
  * stay at 0: their counts grow with the stones for both sides alike, and
  * values that differed between the roles would make the evaluation drift
@@ -49,7 +56,10 @@
 #define LEARNING_RATE 1.0
 #define POLICY_RATE 2.0
 #define NVALUES (EVAL_SETS * EVAL_ROLES * PATTERN_CODES)
-#define NPARAMS (NVALUES + EVAL_SETS) /* the values, then the tempo per set */
+#define MASK_RATE 8.0 /* the tempo and threat-mask values are fewer and larger: a larger step */
+#define MASK_L2_FACTOR 0.01 /* a mask value's gradient has no per-point counts in it: less pull */
+#define NMASK_FIRST (NVALUES + EVAL_SETS)
+#define NPARAMS (NMASK_FIRST + EVAL_SETS * EVAL_MASKS) /* the values, the tempo per set, the threat-mask values */
 
 /* The additive prior: per direction pattern and per threat level, for the
  * side to move and for the side that waits. */
@@ -86,6 +96,7 @@ static const int block_weight[T_COUNT] = {
 #define PRIOR_SCALE 2000.0 /* S of this prior on the first 1,263 games of gen-data */
 
 static int vindex(int set, int role, unsigned code) { return (set * PATTERN_CODES + (int)code) * EVAL_ROLES + role; }
+static int mindex(int set, unsigned mask) { return NMASK_FIRST + set * EVAL_MASKS + (int)mask; }
 
 static uint16_t code_pat4(unsigned code)
 {
@@ -152,6 +163,7 @@ typedef struct {
     float score;  /* the search's score at the position (gen-data), if has_score */
     uint32_t first, n; /* terms[first .. first + n) */
     bool held_out, has_score;
+    bool score_only; /* a leaf position (gen-data --leaves): no result, the score is the target */
 } Sample;
 
 static Term *terms;
@@ -224,14 +236,19 @@ static void add_policy_sample(Board *b, Move chosen, bool held_out)
     psamples[npsamples++] = (PSample){(uint32_t)first, (uint32_t)n, (uint32_t)pick, held_out};
 }
 
-static bool quiet(const Board *b)
+/* The positions that are samples: with the threat mask fitted, every one
+ * the search can stand pat on (no five and no straight four to make for
+ * either side); else only quiet ones (no four-three either). */
+static bool fit_mask;
+
+static bool sample_position(const Board *b)
 {
     for (int c = 0; c < 2; c++)
-        if (b->tcount[c][T_FIVE] || b->tcount[c][T_F4] || b->tcount[c][T_B4F3]) return false;
+        if (b->tcount[c][T_FIVE] || b->tcount[c][T_F4] || (!fit_mask && b->tcount[c][T_B4F3])) return false;
     return true;
 }
 
-static void add_sample(const Board *b, double y, bool held_out, bool has_score, double score)
+static void add_sample(const Board *b, double y, bool held_out, bool has_score, double score, bool score_only)
 {
     static int count[2][PATTERN_CODES];
     static unsigned seen[2][BOARD_MAX_MOVES];
@@ -256,9 +273,10 @@ static void add_sample(const Board *b, double y, bool held_out, bool has_score, 
             count[r][code] = 0;
         }
     add_term((uint32_t)(NVALUES + set[0]), 1);
+    add_term((uint32_t)mindex(set[0], eval_threat_mask(b)), 1);
     samples = grow(samples, &cap_samples, nsamples + 1, sizeof *samples);
     samples[nsamples++] = (Sample){(float)y, (float)y, (float)score, (uint32_t)first, (uint32_t)(nterms - first),
-                                   held_out, has_score};
+                                   held_out, has_score, score_only};
 }
 
 static void load(const char *path)
@@ -283,9 +301,9 @@ static void load(const char *path)
             if (slash) *slash = 0;
             Move m = move_parse(tok, 15);
             if (m == MOVE_NONE || !board_empty(&b, m)) break;
-            if (ply >= first && quiet(&b)) {
-                double y = res == 'D' ? 0.5 : (res == 'B') == (b.to_move == BLACK) ? 1.0 : 0.0;
-                add_sample(&b, y, held_out, slash != NULL, slash ? atof(slash + 1) : 0);
+            if (ply >= first && sample_position(&b)) {
+                double y = res == 'D' || res == 'S' ? 0.5 : (res == 'B') == (b.to_move == BLACK) ? 1.0 : 0.0;
+                add_sample(&b, y, held_out, slash != NULL, slash ? atof(slash + 1) : 0, res == 'S');
                 if (slash) add_policy_sample(&b, m, held_out); /* a move of the engine's, not the opening's */
             }
             board_play(&b, m);
@@ -490,6 +508,15 @@ static void write_tables(const char *path, const double *w, const double *pol, i
     write_pairs(f, "const int16_t eval_code_value[EVAL_SETS][PATTERN_CODES][EVAL_ROLES]", "", w, value_pair);
     fprintf(f, "\nconst int16_t eval_tempo[EVAL_SETS] = {");
     for (int s = 0; s < EVAL_SETS; s++) fprintf(f, "%s%ld", s ? ", " : "", lround(w[NVALUES + s]));
+    fprintf(f, "};\n\n/* by mover's set and threat mask (eval_threat_mask); the masks not listed are 0 */\n");
+    fprintf(f, "const int16_t eval_threat_value[EVAL_SETS][EVAL_MASKS] = {\n");
+    for (int s = 0; s < EVAL_SETS; s++) {
+        int k = 0;
+        fprintf(f, "    [%d] = {", s);
+        for (unsigned m = 0; m < EVAL_MASKS; m++)
+            if (lround(w[mindex(s, m)])) fprintf(f, "%s[%u] = %ld,", k++ % 6 ? " " : "\n        ", m, lround(w[mindex(s, m)]));
+        fprintf(f, "%s},\n", k ? "\n    " : "0");
+    }
     fprintf(f, "};\n\n/* {attack, defence} per code */\n");
     write_pairs(f, "const int32_t eval_policy[EVAL_SETS][PATTERN_CODES][2]", " to move", pol, pindex);
     fprintf(f, "\nconst double eval_winrate_scale = %.1f;\n", scale);
@@ -499,16 +526,19 @@ static void write_tables(const char *path, const double *w, const double *pol, i
 int main(int argc, char **argv)
 {
     const char *out = NULL;
-    bool prior_only = false, tie_roles = false, strong_only = false;
+    bool prior_only = false, tie_roles = false, strong_only = false, from_current = false, mask_only = false;
     unsigned fit_sets = (1u << EVAL_SETS) - 1; /* --fit-sets: the others keep the prior */
     int iterations = DEFAULT_ITERATIONS, policy_iterations = DEFAULT_ITERATIONS;
-    double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA;
+    double l2 = DEFAULT_L2, lambda = DEFAULT_LAMBDA, fixed_scale = 0;
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--prior")) prior_only = true;
         else if (!strcmp(argv[i], "--tie-roles")) tie_roles = true;
         else if (!strcmp(argv[i], "--strong-only")) strong_only = true;
+        else if (!strcmp(argv[i], "--from-current")) from_current = true;
+        else if (!strcmp(argv[i], "--fit-mask")) fit_mask = true;
+        else if (!strcmp(argv[i], "--mask-only")) fit_mask = mask_only = true;
         else if (!strcmp(argv[i], "--fit-sets") && i + 1 < argc) {
             fit_sets = 0;
             static const char *const names[EVAL_SETS] = {"freestyle", "standard", "renju-black", "renju-white"};
@@ -520,6 +550,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--policy-iterations") && i + 1 < argc) policy_iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--l2") && i + 1 < argc) l2 = atof(argv[++i]);
         else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc) fixed_scale = atof(argv[++i]);
         else if (argv[i][0] == '-') {
             fprintf(stderr, "train-eval: unknown argument %s\n", argv[i]);
             return 2;
@@ -529,7 +560,10 @@ int main(int argc, char **argv)
         }
     }
     if (!out || (!prior_only && first_file == argc) || iterations < 0) {
-        fprintf(stderr, "usage: train-eval --out FILE [--iterations N] [--l2 X] GAMES... | --out FILE --prior\n");
+        fprintf(stderr, "usage: train-eval --out FILE [--iterations N] [--l2 X] [--lambda X] [--fit-sets SETS] [--strong-only]\n"
+                        "                  [--tie-roles] [--fit-mask | --mask-only] [--from-current] [--scale S]\n"
+                        "                  [--policy-iterations N] GAMES...\n"
+                        "       train-eval --out FILE --prior\n");
         return 2;
     }
     if (!board_init_tables()) return 1;
@@ -540,11 +574,18 @@ int main(int argc, char **argv)
                 w0[vindex(s, r, c)] = frozen(s, c, false) ? 0 : prior_value(s, r, c);
         w0[NVALUES + s] = PRIOR_TEMPO;
     }
+    if (from_current) /* the built-in tables, not the prior */
+        for (int s = 0; s < EVAL_SETS; s++) {
+            for (int r = 0; r < EVAL_ROLES; r++)
+                for (unsigned c = 0; c < PATTERN_CODES; c++) w0[vindex(s, r, c)] = eval_code_value[s][c][r];
+            w0[NVALUES + s] = eval_tempo[s];
+            for (unsigned m = 0; m < EVAL_MASKS; m++) w0[mindex(s, m)] = eval_threat_value[s][m];
+        }
     memcpy(w, w0, sizeof w);
     static double p0[NPOLICY], pol[NPOLICY];
     for (int s = 0; s < EVAL_SETS; s++)
         for (unsigned c = 0; c < PATTERN_CODES; c++)
-            for (int k = 0; k < 2; k++) p0[pindex(s, c, k)] = prior_policy(s, c, k);
+            for (int k = 0; k < 2; k++) p0[pindex(s, c, k)] = from_current ? eval_policy[s][c][k] : prior_policy(s, c, k);
     if (prior_only) {
         write_tables(out, w, p0, argc, argv, PRIOR_SCALE, 0, 0, 0, 0, 0, 0);
         return 0;
@@ -562,27 +603,37 @@ int main(int argc, char **argv)
     for (int r = 0; r < EVAL_ROLES && (fit_sets >> EVAL_SET_RENJU_BLACK & 1); r++)
         for (unsigned c = 0; c < PATTERN_CODES; c++)
             if (frozen(EVAL_SET_RENJU_BLACK, c, true)) w[vindex(EVAL_SET_RENJU_BLACK, r, c)] = w0[vindex(EVAL_SET_RENJU_BLACK, r, c)] = 0;
-    double scale = fit_scale(w);
+    size_t leaves = 0;
+    for (size_t k = 0; k < nsamples; k++) leaves += samples[k].score_only;
+    if (leaves && fixed_scale <= 0) {
+        fprintf(stderr, "train-eval: leaf positions need --scale (their targets are scores)\n");
+        return 2;
+    }
+    double scale = fixed_scale > 0 ? fixed_scale : fit_scale(w);
     /* the targets: where the search's score is known, the result blended
      * with the score's win rate on the prior's scale */
     size_t scored = 0;
     for (size_t k = 0; k < nsamples; k++) {
         Sample *s = &samples[k];
         if (!s->has_score) continue;
-        s->y = (float)(lambda * s->result + (1 - lambda) * sigmoid(s->score / scale));
+        if (s->score_only) s->result = (float)sigmoid(s->score / scale);
+        s->y = s->score_only ? s->result : (float)(lambda * s->result + (1 - lambda) * sigmoid(s->score / scale));
         scored++;
     }
-    fprintf(stderr, "train-eval: %zu positions with a search score, lambda %.2f\n", scored, lambda);
+    fprintf(stderr, "train-eval: %zu positions with a search score (%zu leaves: the score alone), lambda %.2f\n", scored,
+            leaves, lambda);
     double lt0 = loss(w, scale, false, NULL), lv0 = loss(w, scale, true, NULL);
     fprintf(stderr, "train-eval: S = %.1f; prior loss %.5f / held out %.5f\n", scale, lt0, lv0);
     /* the values that move: their set is fitted, and they have shape (and
-     * with --strong-only a closed three or more) */
+     * with --strong-only a closed three or more); the threat-mask values
+     * with --fit-mask, and with --mask-only nothing else */
     static bool fitted[NPARAMS];
     for (int i = 0; i < NPARAMS; i++) {
-        int set = i < NVALUES ? i / (EVAL_ROLES * PATTERN_CODES) : i - NVALUES;
+        int set = i < NVALUES ? i / (EVAL_ROLES * PATTERN_CODES) : i < NMASK_FIRST ? i - NVALUES : (i - NMASK_FIRST) / EVAL_MASKS;
         unsigned code = (unsigned)(i / EVAL_ROLES % PATTERN_CODES);
         fitted[i] = (fit_sets >> set & 1) &&
-                    (i >= NVALUES || (!frozen(set, code, true) && !(strong_only && weak_code(code))));
+                    (i >= NMASK_FIRST ? fit_mask && (i - NMASK_FIRST) % EVAL_MASKS /* mask 0: the tempo's */
+                     : !mask_only && (i >= NVALUES || (!frozen(set, code, true) && !(strong_only && weak_code(code)))));
     }
     double best_val = lv0;
     static double best[NPARAMS];
@@ -594,7 +645,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < NVALUES; i += EVAL_ROLES)
             if (tie_roles || weak_code((unsigned)(i / EVAL_ROLES % PATTERN_CODES))) grad[i] = grad[i + 1] = grad[i] + grad[i + 1];
         for (int i = 0; i < NPARAMS; i++)
-            if (fitted[i]) adam_step(&w[i], grad[i] + 2 * l2 * (w[i] - w0[i]), &m1[i], &m2[i], it, LEARNING_RATE);
+            if (fitted[i])
+                adam_step(&w[i], grad[i] + 2 * l2 * (i >= NMASK_FIRST ? MASK_L2_FACTOR : 1) * (w[i] - w0[i]), &m1[i], &m2[i], it,
+                          i >= NVALUES ? MASK_RATE : LEARNING_RATE);
         if (it % 25 == 0 || it == iterations) {
             double lv = loss(w, scale, true, NULL);
             fprintf(stderr, "train-eval: iteration %d: loss %.5f, held out %.5f\n", it, lt, lv);
@@ -608,7 +661,7 @@ int main(int argc, char **argv)
     double lt = loss(best, scale, false, NULL), lv = loss(best, scale, true, NULL);
     fprintf(stderr, "train-eval: kept: loss %.5f, held out %.5f\n", lt, lv);
     /* the win rate's S: refitted on the kept values (close to S) */
-    double wscale = fit_scale(best);
+    double wscale = fixed_scale > 0 ? fixed_scale : fit_scale(best);
     fprintf(stderr, "train-eval: win rate scale %.1f\n", wscale);
     fit_policy(p0, pol, policy_iterations, l2);
     write_tables(out, best, pol, argc, argv, wscale, lt0, lv0, lt, lv, nsamples - nval, nval);
