@@ -10,6 +10,7 @@
 #include "search.h"
 
 #define THREAT_CACHE_ENTRIES (1u << 20) /* proof-number table: 24 MiB */
+#define QUIET_ANSWERS_ENTRIES (1u << 13) /* answers to quiet threat moves: 640 KiB */
 
 bool engine_init(void)
 {
@@ -30,6 +31,9 @@ Engine *engine_new(const EngineOptions *opt)
     e->threat_cache = calloc(THREAT_CACHE_ENTRIES, sizeof *e->threat_cache);
     if (!e->threat_cache) goto fail;
     e->threat_mask = THREAT_CACHE_ENTRIES - 1;
+    e->quiet_answers = calloc(QUIET_ANSWERS_ENTRIES, sizeof *e->quiet_answers);
+    if (!e->quiet_answers) goto fail;
+    e->answers_mask = QUIET_ANSWERS_ENTRIES - 1;
     board_reset(&e->board, BOARD_DEFAULT_SIZE, RULE_FREESTYLE);
     return e;
 fail:
@@ -42,6 +46,7 @@ void engine_free(Engine *e)
     if (!e) return;
     tt_free(&e->tt);
     free(e->threat_cache);
+    free(e->quiet_answers);
     free(e);
 }
 
@@ -50,6 +55,7 @@ void engine_clear(Engine *e)
     tt_clear(&e->tt);
     memset(e->history, 0, sizeof e->history);
     memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
+    memset(e->quiet_answers, 0, (e->answers_mask + 1) * sizeof *e->quiet_answers);
 }
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }

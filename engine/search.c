@@ -121,6 +121,8 @@ static ThreatSearch threat_setup(Engine *e, uint64_t budget, int quiet_plies)
         .salt = e->persistent ? 0 : e->tt.search * 0x9E3779B97F4A7C15ull,
         .cache = e->threat_cache,
         .cache_mask = e->threat_mask,
+        .answers = e->quiet_answers,
+        .answers_mask = e->answers_mask,
         .budget = budget,
         .quiet_plies = quiet_plies,
         .quiet_moves = quiet_plies ? ROOT_QUIET_MOVES : 0,

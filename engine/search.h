@@ -53,6 +53,8 @@ struct Engine {
     TT tt;
     ThreatEntry *threat_cache;
     size_t threat_mask;
+    QuietAnswers *quiet_answers;
+    size_t answers_mask;
 };
 
 /* Builds the search's read-only tables (the reduction table); called by

@@ -133,6 +133,22 @@ static bool quiet_double(const Board *b, Move m, Color side)
     return lines >= 2;
 }
 
+/* Renju, white to move: m makes a closed three whose four could have its
+ * five point where black may not play (an empty point forbidden to black
+ * within a four's reach of m along that line). Such a three threatens a
+ * win on its own: the four that follows cannot be blocked. */
+static bool white_trap(Board *b, Move m)
+{
+    for (int d = 0; d < 4; d++) {
+        if (board_pattern(b, m, d, WHITE) != P_B3) continue;
+        for (int k = -4; k <= 4; k++) {
+            Move p = (Move)(m + k * board_dir[d]);
+            if (k && board_empty(b, p) && movegen_forbidden(b, p)) return true;
+        }
+    }
+    return false;
+}
+
 static uint64_t vcf_salt(const ThreatSearch *ts)
 {
     return ts->salt ^ VCF_SALT ^ (ts->attacker == WHITE ? WHITE_SALT : 0);
@@ -172,12 +188,26 @@ static int vcf_threat(ThreatSearch *ts, int rem, Move *line)
 }
 
 /* What line_holds may note about a line as it plays it. */
+#define RISKS_MAX 16
 typedef struct {
     bool risky;     /* it leans on renju's forbidden points (see line_holds) */
+    int nrisks;     /* ...at these points, after these many plies of the line */
+    Move risk_point[RISKS_MAX];
+    int16_t risk_ply[RISKS_MAX];
     int nreplies;   /* the defender's forced blocks, in order */
     Move replies[THREAT_MAX_LINE];
     uint8_t *zone;  /* when set: the points within a four's reach of each attacker move, along its fours */
 } LineNotes;
+
+static void note_risk(LineNotes *notes, Move m, int played)
+{
+    notes->risky = true;
+    if (notes->nrisks < RISKS_MAX) {
+        notes->risk_point[notes->nrisks] = m;
+        notes->risk_ply[notes->nrisks] = (int16_t)played;
+    }
+    notes->nrisks++;
+}
 
 /*
  * Plays a VCF line on from the board (attacker to move), checking every
@@ -202,8 +232,10 @@ static bool line_holds(Board *b, Color attacker, const Move *line, int len, Line
                 won = true;
                 break;
             }
-            if (b->tcount[opp - 1][T_FIVE] || k >= len) break;
+            if (k >= len) break;
             Move m = line[k];
+            /* a four of the defender's (made by a block): the line's move must close it */
+            if (b->tcount[opp - 1][T_FIVE] && (movegen_five_points(b, opp, f, 2) != 1 || f[0] != m)) break;
             k += 2;
             if (!board_empty(b, m) || !legal(b, m) || !threat_is_four(board_threat(b, m, me))) break;
             if (notes) {
@@ -214,7 +246,7 @@ static bool line_holds(Board *b, Color attacker, const Move *line, int len, Line
                     if (notes->zone && p >= P_B4)
                         for (int j = -4; j <= 4; j++) notes->zone[m + j * board_dir[d]] = 1;
                 }
-                if (b->rule == RULE_RENJU && me == BLACK && threes >= 2) notes->risky = true;
+                if (b->rule == RULE_RENJU && me == BLACK && threes >= 2) note_risk(notes, m, played);
             }
             board_play(b, m);
         } else {
@@ -222,7 +254,7 @@ static bool line_holds(Board *b, Color attacker, const Move *line, int len, Line
             int nf = movegen_five_points(b, opp, f, 2);
             if (nf == 0) break;
             if (nf >= 2 || !legal(b, f[0])) {
-                if (nf == 1 && notes) notes->risky = true;
+                if (nf == 1 && notes) note_risk(notes, f[0], played);
                 won = true;
                 break;
             }
@@ -233,6 +265,48 @@ static bool line_holds(Board *b, Color attacker, const Move *line, int len, Line
     }
     while (played--) board_undo(b);
     return won;
+}
+
+/*
+ * A line that leans on renju's forbidden points (notes from line_holds,
+ * defender to move on the board): a stone of the defender's far from the
+ * line changes none of the patterns it plays through, only, through the
+ * real-three check, whether black may take one of the noted points. Marks
+ * in zone every empty point whose stone, in the position where the line
+ * asks, changes that answer for any of them (all points when the line asks
+ * too often to note). Such points are then tried in full.
+ */
+static void far_risks(Board *b, const Move *line, const LineNotes *notes, uint8_t *zone)
+{
+    if (notes->nrisks > RISKS_MAX) {
+        memset(zone, 1, BOARD_CELLS);
+        return;
+    }
+    Color defender = b->to_move;
+    board_pass(b); /* the line starts with the attacker to move */
+    int played = 0;
+    for (int r = 0; r < notes->nrisks; r++) {
+        while (played < notes->risk_ply[r]) { /* the line's moves and its forced blocks, in turn */
+            board_play(b, played % 2 ? notes->replies[played / 2] : line[played]);
+            played++;
+        }
+        Move p = notes->risk_point[r];
+        bool forbidden = movegen_forbidden(b, p);
+        bool pass = b->to_move != defender; /* the stone goes in as the defender's */
+        for (int y = 0; y < b->size; y++)
+            for (int x = 0; x < b->size; x++) {
+                Move m = MOVE_XY(x, y);
+                if (zone[m] || m == p || b->cell[m].stone != EMPTY) continue;
+                if (pass) board_pass(b);
+                board_play(b, m);
+                bool changed = movegen_forbidden(b, p) != forbidden;
+                board_undo(b);
+                if (pass) board_pass(b);
+                if (changed) zone[m] = 1;
+            }
+    }
+    while (played--) board_undo(b);
+    board_pass(b);
 }
 
 /*
@@ -256,26 +330,29 @@ static int vcf_breakers(ThreatSearch *ts, const Move *line, int len, ScoredMove 
     board_pass(b);
     bool holds = line_holds(b, attacker, line, len, &notes);
     board_pass(b);
-    if (!holds || notes.risky) return -1;
+    if (!holds) return -1;
     for (int i = 0; i < len; i++) zone[line[i]] = 1;
-    /* the defender's fours with its blocks on the board (and none of the
-     * attacker's stones that came with them: fewer stones of the attacker
-     * only leave the defender more fours) */
-    for (int i = 0; i < notes.nreplies; i++) {
+    /* the defender's fours with each number of its blocks on the board
+     * (and none of the attacker's stones that came with them: fewer stones
+     * of the attacker only leave the defender more fours): a four, a five,
+     * or for renju black a double four or overline that is forbidden only
+     * with the blocks there; and a black four that a later block turns
+     * into an overline counts before it */
+    for (int i = 0;; i++) {
+        for (int y = 0; y < b->size; y++)
+            for (int x = 0; x < b->size; x++) {
+                Move m = MOVE_XY(x, y);
+                if (b->cell[m].stone == EMPTY && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
+            }
+        if (i == notes.nreplies) break;
         board_play(b, notes.replies[i]);
         board_pass(b);
     }
-    /* (a four, a five, or for renju black a double four or overline that
-     * is forbidden only with the blocks there) */
-    for (int y = 0; y < b->size; y++)
-        for (int x = 0; x < b->size; x++) {
-            Move m = MOVE_XY(x, y);
-            if (b->cell[m].stone == EMPTY && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
-        }
     for (int i = notes.nreplies; i-- > 0;) {
         board_pass(b);
         board_undo(b);
     }
+    if (notes.risky) far_risks(b, line, &notes, zone);
     int n = 0;
     *any = MOVE_NONE;
     for (int y = 0; y < b->size; y++)
@@ -293,6 +370,45 @@ static int vcf_breakers(ThreatSearch *ts, const Move *line, int len, ScoredMove 
             }
         }
     if (n == 0 && *any == MOVE_NONE) *any = movegen_any_legal(b); /* every point is far from the line */
+    return n;
+}
+
+/*
+ * The answers to the quiet move just made (defender to move): the breakers
+ * of the VCF it threatens within rem - 1 plies (count, into mv; 0 with *any
+ * when every point loses), or -1 when it threatens none. Kept in
+ * ts->answers (see QuietAnswers).
+ */
+static int quiet_answers(ThreatSearch *ts, int rem, ScoredMove *mv, Move *any)
+{
+    Board *b = ts->b;
+    QuietAnswers *qa = NULL;
+    *any = MOVE_NONE;
+    if (ts->quiet_limit == 0 || rem < VCF_THREAT_MIN_PLIES - 1) return -1;
+    if (ts->answers) {
+        uint64_t key = node_key(ts, b->key, ts->quiet_used);
+        qa = &ts->answers[key & ts->answers_mask];
+        if (qa->key == key && (qa->tl ? qa->tl <= rem - 1 : rem <= qa->rem)) {
+            for (int i = 0; i < qa->n; i++) {
+                mv[i].move = qa->moves[i];
+                mv[i].score = movegen_score(b, qa->moves[i]);
+            }
+            *any = qa->any;
+            return qa->n;
+        }
+        qa->key = 0;
+    }
+    Move threat[THREAT_MAX_LINE];
+    int tl = vcf_threat(ts, rem - 1, threat);
+    int n = tl ? vcf_breakers(ts, threat, tl, mv, any) : -1;
+    if (qa && !ts->aborted && n <= QUIET_ANSWERS_MAX) {
+        qa->key = node_key(ts, b->key, ts->quiet_used);
+        qa->rem = (int16_t)rem;
+        qa->tl = (int16_t)tl;
+        qa->n = (int16_t)n;
+        qa->any = *any;
+        for (int i = 0; i < n; i++) qa->moves[i] = mv[i].move;
+    }
     return n;
 }
 
@@ -334,13 +450,14 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
         if (ts->vct && (opener || (ts->quiet_used < ts->quiet_limit && rem >= VCF_THREAT_MIN_PLIES))) {
             ScoredMove all[BOARD_MAX_MOVES];
             GenKind kind;
+            bool traps = b->rule == RULE_RENJU && me == WHITE && ts->quiet_used < ts->quiet_limit;
             int na = movegen(b, all, &kind);
             if (kind == GEN_ALL)
                 for (int i = 0; i < na; i++) {
                     Move m = all[i].move;
                     Threat t = board_threat(b, m, me);
                     if (threat_is_four(t) || threat_is_three(t)) continue;
-                    if (quiet_double(b, m, me)) mv[nm++] = all[i];
+                    if (quiet_double(b, m, me) || (traps && t == T_B3 && white_trap(b, m))) mv[nm++] = all[i];
                 }
         }
     } else {
@@ -371,9 +488,9 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
             /* after a quiet move: the answers to the VCF it threatens (in
              * the pass with quiet VCF threats), or (an opener) every
              * candidate answer */
-            Move threat[THREAT_MAX_LINE], any = MOVE_NONE;
-            int tl = ts->quiet_limit > 0 && rem >= VCF_THREAT_MIN_PLIES - 1 ? vcf_threat(ts, rem - 1, threat) : 0;
-            nm = tl ? vcf_breakers(ts, threat, tl, mv, &any) : -1;
+            Move any = MOVE_NONE;
+            nm = quiet_answers(ts, rem, mv, &any);
+            if (ts->aborted) return NODE_DISPROVEN; /* (mid discards it) */
             if (nm == 0) {
                 if (any == MOVE_NONE) return NODE_DISPROVEN;
                 *n = add_move(ch, 0, any);

@@ -23,10 +23,12 @@
  * taken (each four still a four, each block still forced, no five of the
  * defender's on the way); the points that cannot touch the line (off its
  * fours' lines, and no four of the defender's even with its blocks on the
- * board) are not tried, so the set stays complete. A line that leans on
+ * board) are not tried, so the set stays complete. When the line leans on
  * renju's forbidden points in a way a far stone could change (a black four
- * with two open threes through it, a block black may not make) is not
- * used. The threatened VCF is found by a small df-pn VCF in the same
+ * with two open threes through it, a block black may not make), every
+ * point is tried. Renju white may also make such a move with a closed
+ * three alone when its four could have its five point on a point black
+ * may not take (the four that follows cannot be blocked). The threatened VCF is found by a small df-pn VCF in the same
  * table (VCF_THREAT_NODES; running out of it only means no threat). These
  * searches come second: threes and fours alone are tried first (exactly
  * the plain VCT), and only when they fail within max_plies the search
@@ -73,10 +75,27 @@ typedef struct {
     int16_t pad;
 } ThreatEntry;
 
+/* The defender's answers to a quiet move, kept so that the df-pn's many
+ * visits of the node do not look for the threatened VCF and its breakers
+ * again: the breakers of one VCF line (tl plies) are a complete answer set
+ * for as long as that line fits, and no line within rem plies means none
+ * within fewer. */
+#define QUIET_ANSWERS_MAX 32 /* wider answer sets are found again each time */
+typedef struct {
+    uint64_t key;
+    int16_t rem;   /* the plies left when they were found */
+    int16_t tl;    /* the threatened VCF's length, 0 = none */
+    int16_t n;     /* answers, or -1: the line does not win */
+    Move any;      /* n == 0: one of the points that all lose */
+    Move moves[QUIET_ANSWERS_MAX];
+} QuietAnswers;
+
 typedef struct {
     Board *b;
     ThreatEntry *cache; /* owned by the caller; cache_mask + 1 entries */
     size_t cache_mask;
+    QuietAnswers *answers; /* owned by the caller; answers_mask + 1 entries; may be NULL */
+    size_t answers_mask;
     uint64_t salt;   /* mixed into table keys; a new salt forgets earlier results */
     uint64_t nodes;  /* nodes expanded by this search so far */
     uint64_t budget; /* give up (no win) after this many nodes */

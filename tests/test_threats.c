@@ -443,6 +443,49 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
     free(t);
 }
 
+Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, .timeout = 300)
+{
+    /* renju puzzle 87: after j7 j6 j11 j8, white's k7 makes only a closed
+     * three, but its four i7 would have its five point at h7, a double
+     * three of black's: a block black may not make. The VCF k7 threatens
+     * starts with g10, whose block f10 makes a black four that white's i7
+     * closes; the answers are every point that breaks that line. */
+    Tactic *t;
+    const Tactic *p = setup_puzzle(86, &t);
+    Move line[THREAT_MAX_LINE];
+    int len;
+    uint64_t nodes;
+    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "no win by threes and fours");
+    int r = run_quiet(2, 25, line, &len, &nodes);
+    cr_log_info("renju puzzle 87: a win in %d plies, %llu nodes", r, (unsigned long long)nodes);
+    cr_assert_gt(r, 0, "the closed three wins");
+    cr_assert_eq(len, r);
+    cr_assert(tactics_is_win(p, line[0]), "a winning first move");
+    assert_winning_line(line, len);
+    bool trap = false, trap_won = false;
+    for (int k = 0; k < len; k++) {
+        if (k % 2 == 0 && board_threat(&b, line[k], WHITE) == T_B3) trap = true;
+        Move f[2];
+        if (k % 2 == 1 && movegen_five_points(&b, WHITE, f, 2) == 1 && movegen_forbidden(&b, f[0]))
+            trap_won = true; /* black is to block a four on a point it may not take */
+        board_play(&b, line[k]);
+    }
+    for (int k = 0; k < len; k++) board_undo(&b);
+    cr_assert(trap, "the line has a white move that makes only a closed three");
+    cr_assert(trap_won, "and ends with a four black cannot block");
+    /* the same proof with the answers to quiet moves kept between visits */
+    static QuietAnswers answers[1 << 12];
+    memset(big_cache, 0, sizeof big_cache);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .answers = answers,
+                       .answers_mask = (1 << 12) - 1, .budget = 2000000, .quiet_plies = 3, .quiet_moves = 2};
+    Move kept[THREAT_MAX_LINE];
+    int kept_len;
+    cr_assert_eq(vct_find(&ts, 25, kept, &kept_len), r, "the kept answers prove the same win");
+    cr_assert(tactics_is_win(p, kept[0]));
+    cr_assert_leq(ts.nodes, nodes, "and need no more nodes");
+    free(t);
+}
+
 /* Puzzle 61, a renju VCT of 21 plies or more with counter-fours on the way:
  * with every attacker move started at the proof number of its threat
  * alone, df-pn needed 1.41M nodes to its first proof; ranked by the move
