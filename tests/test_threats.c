@@ -414,6 +414,21 @@ static int run_quiet(int quiet_moves, int plies, Move *line, int *len, uint64_t 
     return r;
 }
 
+/* Puzzle index + 1 (renju) is not won by threes and fours alone within 25
+ * plies, and is with two quiet moves that threaten a VCF: the proof's line
+ * (in line[0..*len), its nodes in *nodes) replays to a five. */
+static const Tactic *quiet_proof(int index, Tactic **t, Move *line, int *len, uint64_t *nodes)
+{
+    const Tactic *p = setup_puzzle(index, t);
+    cr_assert_eq(run_quiet(0, 25, line, len, nodes), 0, "no win by threes and fours");
+    int r = run_quiet(2, 25, line, len, nodes);
+    cr_log_info("renju puzzle %d: a win in %d plies, %llu nodes", index + 1, r, (unsigned long long)*nodes);
+    cr_assert_gt(r, 0, "the quiet moves win");
+    cr_assert_eq(*len, r);
+    assert_winning_line(line, *len);
+    return p;
+}
+
 Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
 {
     /* renju puzzle 72: black's j10 makes no three, but threatens the VCF
@@ -421,17 +436,11 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
      * move (j9). Threes and fours alone, even with quiet openers, do not
      * win within 25 plies. */
     Tactic *t;
-    setup_puzzle(71, &t);
     Move line[THREAT_MAX_LINE];
     int len;
     uint64_t nodes;
-    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "no win by threes and fours");
-    int r = run_quiet(2, 25, line, &len, &nodes);
-    cr_log_info("renju puzzle 72: a win in %d plies, %llu nodes", r, (unsigned long long)nodes);
-    cr_assert_gt(r, 0, "the quiet moves win");
-    cr_assert_eq(len, r);
+    quiet_proof(71, &t, line, &len, &nodes);
     cr_assert_eq(line[0], support_pt(&b, "j10"), "the only winning first move");
-    assert_winning_line(line, len);
     int quiet = 0;
     for (int k = 0; k < len; k++) {
         Threat th = board_threat(&b, line[k], b.to_move);
@@ -451,17 +460,12 @@ Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, 
      * starts with g10, whose block f10 makes a black four that white's i7
      * closes; the answers are every point that breaks that line. */
     Tactic *t;
-    const Tactic *p = setup_puzzle(86, &t);
     Move line[THREAT_MAX_LINE];
     int len;
     uint64_t nodes;
-    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "no win by threes and fours");
-    int r = run_quiet(2, 25, line, &len, &nodes);
-    cr_log_info("renju puzzle 87: a win in %d plies, %llu nodes", r, (unsigned long long)nodes);
-    cr_assert_gt(r, 0, "the closed three wins");
-    cr_assert_eq(len, r);
+    const Tactic *p = quiet_proof(86, &t, line, &len, &nodes);
+    int r = len;
     cr_assert(tactics_is_win(p, line[0]), "a winning first move");
-    assert_winning_line(line, len);
     bool trap = false, trap_won = false;
     for (int k = 0; k < len; k++) {
         if (k % 2 == 0 && board_threat(&b, line[k], WHITE) == T_B3) trap = true;
