@@ -338,15 +338,20 @@ static int vcf_breakers(ThreatSearch *ts, const Move *line, int len, ScoredMove 
      * or for renju black a double four or overline that is forbidden only
      * with the blocks there; and a black four that a later block turns
      * into an overline counts before it */
-    for (int i = 0;; i++) {
-        for (int y = 0; y < b->size; y++)
-            for (int x = 0; x < b->size; x++) {
-                Move m = MOVE_XY(x, y);
-                if (b->cell[m].stone == EMPTY && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
-            }
-        if (i == notes.nreplies) break;
-        board_play(b, notes.replies[i]);
+    for (int y = 0; y < b->size; y++)
+        for (int x = 0; x < b->size; x++) {
+            Move m = MOVE_XY(x, y);
+            if (b->cell[m].stone == EMPTY && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
+        }
+    for (int i = 0; i < notes.nreplies; i++) { /* (a block changes only the points on its lines) */
+        Move r = notes.replies[i];
+        board_play(b, r);
         board_pass(b);
+        for (int d = 0; d < 4; d++)
+            for (int k = -PATTERN_HALF; k <= PATTERN_HALF; k++) {
+                Move m = (Move)(r + k * board_dir[d]);
+                if (board_empty(b, m) && board_threat(b, m, defender) >= T_B4) zone[m] = 1;
+            }
     }
     for (int i = notes.nreplies; i-- > 0;) {
         board_pass(b);
@@ -385,8 +390,8 @@ static int quiet_answers(ThreatSearch *ts, int rem, ScoredMove *mv, Move *any)
     QuietAnswers *qa = NULL;
     *any = MOVE_NONE;
     if (ts->quiet_limit == 0 || rem < VCF_THREAT_MIN_PLIES - 1) return -1;
+    uint64_t key = node_key(ts, b->key, ts->quiet_used);
     if (ts->answers) {
-        uint64_t key = node_key(ts, b->key, ts->quiet_used);
         qa = &ts->answers[key & ts->answers_mask];
         if (qa->key == key && (qa->tl ? qa->tl <= rem - 1 : rem <= qa->rem)) {
             for (int i = 0; i < qa->n; i++) {
@@ -396,13 +401,12 @@ static int quiet_answers(ThreatSearch *ts, int rem, ScoredMove *mv, Move *any)
             *any = qa->any;
             return qa->n;
         }
-        qa->key = 0;
     }
     Move threat[THREAT_MAX_LINE];
     int tl = vcf_threat(ts, rem - 1, threat);
     int n = tl ? vcf_breakers(ts, threat, tl, mv, any) : -1;
     if (qa && !ts->aborted && n <= QUIET_ANSWERS_MAX) {
-        qa->key = node_key(ts, b->key, ts->quiet_used);
+        qa->key = key;
         qa->rem = (int16_t)rem;
         qa->tl = (int16_t)tl;
         qa->n = (int16_t)n;

@@ -25,11 +25,12 @@
  * fours' lines, and no four of the defender's even with its blocks on the
  * board) are not tried, so the set stays complete. When the line leans on
  * renju's forbidden points in a way a far stone could change (a black four
- * with two open threes through it, a block black may not make), every
- * point is tried. Renju white may also make such a move with a closed
- * three alone when its four could have its five point on a point black
- * may not take (the four that follows cannot be blocked). The threatened VCF is found by a small df-pn VCF in the same
- * table (VCF_THREAT_NODES; running out of it only means no threat). These
+ * with two open threes through it, a block black may not make), a far
+ * point is tried too when its stone changes whether black may take such a
+ * point where the line asks. Renju white may also make such a move with a
+ * closed three alone when its four could have its five point on a point
+ * black may not take (the four that follows cannot be blocked). The
+ * threatened VCF is found by a small df-pn VCF in the same table (VCF_THREAT_NODES; running out of it only means no threat). These
  * searches come second: threes and fours alone are tried first (exactly
  * the plain VCT), and only when they fail within max_plies the search
  * starts again with the quiet moves, in a table of its own; in that pass an
