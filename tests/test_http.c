@@ -1952,7 +1952,7 @@ Test(http, swap2_is_played_through_against_itself, .timeout = 120)
     stop();
 }
 
-Test(http, balanced_openings_are_near_even_bounded_and_named, .timeout = 60)
+Test(http, balanced_openings_are_near_even_bounded_and_named, .timeout = 180) /* ~18 s under the sanitizers alone */
 {
     start_default();
     const char *ask = "{\"id\":\"t\",\"rule\":\"renju\",\"stones\":3,\"count\":2,\"seed\":11}";
