@@ -48,6 +48,7 @@ enum {
     ENGINE_NO_FUTILITY = 32,  /* no reverse futility pruning or razoring */
     ENGINE_NO_MOVECOUNT = 64, /* no move-count pruning (the old fixed candidate cap only) */
     ENGINE_NO_LMR = 128,      /* no late move reductions */
+    ENGINE_NO_MOVE_CHECK = 256, /* the move found is not checked against the opponent's VCT */
 };
 
 typedef struct {

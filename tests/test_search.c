@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/rules.h"
+#include "engine/vcf.h"
 #include "support.h"
 
 static Engine *e;
@@ -322,7 +323,8 @@ static uint64_t nodes_at_depth(unsigned disable, int depth)
         "h8 i7 g6 h6 g8 f8 j8 g7 k8 i8 i5 j7 h7 f9",
         "h8 h10 g7 f6 g8 i8 g9 g10 h9 i10 f10 i7",
     };
-    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = disable});
+    /* (the tree alone: the move check's threat searches are not part of it) */
+    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = disable | ENGINE_NO_MOVE_CHECK});
     cr_assert_not_null(x);
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
@@ -370,4 +372,40 @@ Test(search, a_fresh_search_after_a_deeper_one_of_the_same_position_is_still_a_f
     }
     engine_free(e);
     engine_free(clean);
+}
+
+/* Whether the side to move after m proves a VCT within budget nodes. */
+static bool vct_after(const Position *p, Move m, uint64_t budget)
+{
+    static Board bd;
+    static ThreatEntry cache[1 << 16];
+    memset(cache, 0, sizeof cache);
+    board_reset(&bd, p->size, p->rule);
+    for (int i = 0; i < p->nmoves; i++) board_play(&bd, p->moves[i]);
+    board_play(&bd, m);
+    ThreatSearch ts = {.b = &bd, .cache = cache, .cache_mask = (1 << 16) - 1, .budget = budget,
+                       .quiet_plies = 3, .quiet_moves = 2};
+    Move line[THREAT_MAX_LINE];
+    int len = 0;
+    return vct_find(&ts, 25, line, &len) > 0;
+}
+
+Test(search, a_move_after_which_the_opponent_proves_a_vct_is_replaced)
+{
+    /* freestyle, black to move (from a game lost to Rapfi): at depth 6 the
+     * search prefers k5, after which white wins by threes and fours in 15
+     * plies (l7 l4 k7 ...); the move check finds that and plays another
+     * move, after which no VCT is proven */
+    Position p = pos_of(RULE_FREESTYLE, "k9 l5 o9 m7 i9 l6");
+    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = ENGINE_NO_MOVE_CHECK});
+    cr_assert_not_null(x);
+    EngineResult plain;
+    cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 6}, &plain, NULL), POSITION_OK);
+    engine_free(x);
+    cr_assert(vct_after(&p, plain.best_move, 40000), "without the check the move found loses");
+    EngineResult r = analyze(&p, (Limits){.depth = 6});
+    cr_assert_neq(r.best_move, plain.best_move);
+    cr_assert_eq(r.mate, 0);
+    cr_assert_not(vct_after(&p, r.best_move, 200000), "the move played does not lose to a VCT");
+    assert_legal_line(&p, r.pvs[0].pv, r.pvs[0].pv_len);
 }
