@@ -714,7 +714,7 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
  * loses, the answer stays. */
 static void check_move(Engine *e, EngineResult *out)
 {
-    if (out->npv != 1 || out->pvs[0].mate != 0 || (e->disable & ENGINE_NO_MOVE_CHECK)) return;
+    if (out->npv != 1 || out->pvs[0].mate != 0) return;
     Board *b = &e->board;
     Move first = out->pvs[0].move;
     for (int i = -1, tried = 0; i < e->nroot && tried < MOVE_CHECK_MOVES && !threat_should_stop(e); i++) {
