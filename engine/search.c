@@ -636,6 +636,18 @@ static void finish(Engine *e, EngineResult *out)
     out->time_ms = (search_now_ns() - e->start_ns) / 1000000;
 }
 
+/* Whether the opponent's VCF (or, when vct, VCT) is proven within budget
+ * nodes after the root move m. */
+static bool opponent_wins_after(Engine *e, Move m, bool vct, uint64_t budget)
+{
+    Move line[THREAT_MAX_LINE];
+    int len;
+    board_play(&e->board, m);
+    int r = threat_search(e, vct, budget, vct ? ROOT_VCT_PLIES : ROOT_VCF_PLIES, line, &len, NULL);
+    board_undo(&e->board);
+    return r > 0;
+}
+
 /* The opponent has a VCF (or, when vct, a VCT): a root move after which it
  * still has one loses, so only the moves that refute it are searched (all
  * of them when none does, or when the budget runs out before every move
@@ -644,16 +656,11 @@ static void finish(Engine *e, EngineResult *out)
  * tried. */
 static int drop_refuted_moves(Engine *e, bool vct)
 {
-    Board *b = &e->board;
     uint64_t start = e->nodes;
     bool keep[BOARD_MAX_MOVES];
     int nkept = 0, i = 0;
     for (; i < e->nroot && !threat_should_stop(e) && e->nodes - start < ROOT_REFUTE_TOTAL_NODES; i++) {
-        Move line[THREAT_MAX_LINE];
-        int len;
-        board_play(b, e->root[i].move);
-        keep[i] = !threat_search(e, vct, ROOT_REFUTE_NODES, vct ? ROOT_VCT_PLIES : ROOT_VCF_PLIES, line, &len, NULL);
-        board_undo(b);
+        keep[i] = !opponent_wins_after(e, e->root[i].move, vct, ROOT_REFUTE_NODES);
         nkept += keep[i];
     }
     if (i < e->nroot) return -1;
@@ -715,19 +722,13 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
 static void check_move(Engine *e, EngineResult *out)
 {
     if (out->npv != 1 || out->pvs[0].mate != 0) return;
-    Board *b = &e->board;
     Move first = out->pvs[0].move;
-    for (int i = -1, tried = 0; i < e->nroot && tried < MOVE_CHECK_MOVES && !threat_should_stop(e); i++) {
-        const RootMove *rm = i < 0 ? NULL : &e->root[i];
-        if (rm && rm->move == first) continue;
-        Move m = rm ? rm->move : first, line[THREAT_MAX_LINE];
-        int len;
+    if (threat_should_stop(e) || !opponent_wins_after(e, first, true, MOVE_CHECK_NODES)) return;
+    for (int i = 0, tried = 1; i < e->nroot && tried < MOVE_CHECK_MOVES && !threat_should_stop(e); i++) {
+        const RootMove *rm = &e->root[i];
+        if (rm->move == first) continue;
         tried++;
-        board_play(b, m);
-        int lost = threat_search(e, true, MOVE_CHECK_NODES, ROOT_VCT_PLIES, line, &len, NULL);
-        board_undo(b);
-        if (lost) continue;
-        if (!rm) return;
+        if (opponent_wins_after(e, rm->move, true, MOVE_CHECK_NODES)) continue;
         Score s = out->pvs[0].score;
         fill_line(&out->pvs[0], rm);
         if (rm->score == -SCORE_INF || rm->score > s) out->pvs[0].score = s;
@@ -932,9 +933,8 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (move_check && !proven_plies) {
         e->deadline_ns = full_deadline;
         e->node_limit = full_node_limit;
-        if (e->stopped && !(e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) &&
-            !(e->node_limit && e->nodes >= e->node_limit) && !(e->deadline_ns && search_now_ns() >= e->deadline_ns))
-            e->stopped = false;
+        e->stopped = false; /* ...unless a limit of the whole search is reached */
+        check_limits(e);
         check_move(e, out);
     }
     if (!proven_plies && e->vct_open && cut_short) {

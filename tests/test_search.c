@@ -374,14 +374,14 @@ Test(search, a_fresh_search_after_a_deeper_one_of_the_same_position_is_still_a_f
     engine_free(clean);
 }
 
-/* Whether the side to move after m proves a VCT within budget nodes. */
-static bool vct_after(const Position *p, Move m, uint64_t budget)
+/* Whether the side to move after the freestyle moves and m proves a VCT
+ * within budget nodes. */
+static bool vct_after(const char *moves, Move m, uint64_t budget)
 {
     static Board bd;
     static ThreatEntry cache[1 << 16];
     memset(cache, 0, sizeof cache);
-    board_reset(&bd, p->size, p->rule);
-    for (int i = 0; i < p->nmoves; i++) board_play(&bd, p->moves[i]);
+    support_moves(&bd, 15, RULE_FREESTYLE, moves);
     board_play(&bd, m);
     ThreatSearch ts = {.b = &bd, .cache = cache, .cache_mask = (1 << 16) - 1, .budget = budget,
                        .quiet_plies = 3, .quiet_moves = 2};
@@ -396,16 +396,17 @@ Test(search, a_move_after_which_the_opponent_proves_a_vct_is_replaced)
      * search prefers k5, after which white wins by threes and fours in 15
      * plies (l7 l4 k7 ...); the move check finds that and plays another
      * move, after which no VCT is proven */
-    Position p = pos_of(RULE_FREESTYLE, "k9 l5 o9 m7 i9 l6");
+    const char *moves = "k9 l5 o9 m7 i9 l6";
+    Position p = pos_of(RULE_FREESTYLE, moves);
     Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = ENGINE_NO_MOVE_CHECK});
     cr_assert_not_null(x);
     EngineResult plain;
     cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 6}, &plain, NULL), POSITION_OK);
     engine_free(x);
-    cr_assert(vct_after(&p, plain.best_move, 40000), "without the check the move found loses");
+    cr_assert(vct_after(moves, plain.best_move, 40000), "without the check the move found loses");
     EngineResult r = analyze(&p, (Limits){.depth = 6});
     cr_assert_neq(r.best_move, plain.best_move);
     cr_assert_eq(r.mate, 0);
-    cr_assert_not(vct_after(&p, r.best_move, 200000), "the move played does not lose to a VCT");
+    cr_assert_not(vct_after(moves, r.best_move, 200000), "the move played does not lose to a VCT");
     assert_legal_line(&p, r.pvs[0].pv, r.pvs[0].pv_len);
 }
