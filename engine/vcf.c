@@ -416,6 +416,17 @@ static int quiet_answers(ThreatSearch *ts, int rem, ScoredMove *mv, Move *any)
     return n;
 }
 
+/* True when the last move (a quiet move of the attacker's) answered an
+ * open three of the side to move's. */
+static bool answered_three(Board *b)
+{
+    Move m = board_last(b);
+    board_undo(b);
+    bool three = movegen_has_open_four_point(b, OPPONENT(b->to_move));
+    board_play(b, m);
+    return three;
+}
+
 static int add_move(Child *ch, int n, Move m)
 {
     ch[n].move = m;
@@ -456,7 +467,11 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
             GenKind kind;
             bool traps = b->rule == RULE_RENJU && me == WHITE && ts->quiet_used < ts->quiet_limit;
             int na = movegen(b, all, &kind);
-            if (kind == GEN_ALL)
+            /* (against an open three of the defender's, its defences that
+             * are such moves, blocking it and threatening at once, when
+             * they threaten a VCF: tried as openers too, with every answer,
+             * they cost the move check its reach in freestyle play) */
+            if (kind == GEN_ALL || (kind == GEN_DEFEND_THREE && ts->quiet_used < ts->quiet_limit))
                 for (int i = 0; i < na; i++) {
                     Move m = all[i].move;
                     Threat t = board_threat(b, m, me);
@@ -501,7 +516,7 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
                 return NODE_OPEN;
             }
             if (nm < 0) {
-                if (ply - 1 >= ts->quiet_plies) return NODE_DISPROVEN; /* it threatened nothing */
+                if (ply - 1 >= ts->quiet_plies || answered_three(b)) return NODE_DISPROVEN; /* it threatened nothing */
                 GenKind kind;
                 nm = movegen(b, mv, &kind);
             }

@@ -18,9 +18,10 @@
  * Quiet moves that threaten a VCF. With quiet_moves, such a double-threat
  * move may come anywhere in the line (at most quiet_moves of them), when
  * it threatens a VCF: the attacker would win by fours if the defender
- * passed. The defender's answers are then every point after which that
- * VCF line no longer wins, found by playing the line on with the point
- * taken (each four still a four, each block still forced, no five of the
+ * passed (against an open three of the defender's, such a move may be one
+ * of its defences, but only then: as an opener it would have every answer
+ * tried). The defender's answers are then every point after which that VCF
+ * line no longer wins, found by playing the line on with the point taken (each four still a four, each block still forced, no five of the
  * defender's on the way); the points that cannot touch the line (off its
  * fours' lines, and no four of the defender's even with its blocks on the
  * board) are not tried, so the set stays complete. When the line leans on

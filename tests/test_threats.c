@@ -452,6 +452,39 @@ Test(threats, renju_vct_wins_with_quiet_moves_that_threaten_a_vcf)
     free(t);
 }
 
+Test(threats, a_quiet_move_that_blocks_an_open_three_may_open_the_vct, .timeout = 300)
+{
+    /* renju, white to move (a line of a puzzle of the lfz084 collections,
+     * taken out of the held-out set): black's f9 g10 . i12 is an open
+     * three, so white must block it or win by fours, and its fours do not
+     * win. White's h11 blocks it in the middle and makes a closed three
+     * (h9 . h11 h12) and an open two (g12 h11) at once: it threatens the
+     * VCF h13 h10 h14 ..., and every answer loses. */
+    support_moves(&b, 15, RULE_RENJU, "f11 f12 g11 h12 e9 e11 f9 h9 g9 i9 g8 f8 h8 g12 c9 d9 g10 g7 i12");
+    cr_assert(movegen_has_open_four_point(&b, BLACK), "black threatens a straight four");
+    Move line[THREAT_MAX_LINE];
+    int len;
+    cr_assert_eq(run(true, 25, line, &len), 0, "no win by threes and fours");
+    for (int quiet_moves = 0; quiet_moves <= 2; quiet_moves += 2) {
+        /* it counts as a move that threatens a VCF, not as an opener
+         * whose every answer would be tried */
+        memset(big_cache, 0, sizeof big_cache);
+        ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = 2000000,
+                           .quiet_plies = 3, .quiet_moves = quiet_moves};
+        int r = vct_find(&ts, 25, line, &len);
+        cr_assert_not(ts.aborted);
+        if (quiet_moves == 0) {
+            cr_assert_eq(r, 0, "not as an opener");
+            continue;
+        }
+        cr_assert_gt(r, 0, "the quiet block wins");
+        cr_assert_eq(line[0], support_pt(&b, "h11"), "by h11");
+        Threat th = board_threat(&b, line[0], WHITE);
+        cr_assert(!threat_is_four(th) && !threat_is_three(th), "a quiet move");
+        assert_winning_line(line, len);
+    }
+}
+
 Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, .timeout = 300)
 {
     /* renju puzzle 87: after j7 j6 j11 j8, white's k7 makes only a closed
