@@ -467,10 +467,10 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
             GenKind kind;
             bool traps = b->rule == RULE_RENJU && me == WHITE && ts->quiet_used < ts->quiet_limit;
             int na = movegen(b, all, &kind);
-            /* (against an open three of the defender's, its defences that
-             * are such moves, blocking it and threatening at once, when
-             * they threaten a VCF: tried as openers too, with every answer,
-             * they cost the move check its reach in freestyle play) */
+            /* (against an open three of the defender's: those of its
+             * defences that are such moves, when they threaten a VCF; as
+             * openers answered by every move they cost the freestyle move
+             * check its reach) */
             if (kind == GEN_ALL || (kind == GEN_DEFEND_THREE && ts->quiet_used < ts->quiet_limit))
                 for (int i = 0; i < na; i++) {
                     Move m = all[i].move;

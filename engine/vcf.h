@@ -21,7 +21,8 @@
  * passed (against an open three of the defender's, such a move may be one
  * of its defences, but only then: as an opener it would have every answer
  * tried). The defender's answers are then every point after which that VCF
- * line no longer wins, found by playing the line on with the point taken (each four still a four, each block still forced, no five of the
+ * line no longer wins, found by playing the line on with the point taken
+ * (each four still a four, each block still forced, no five of the
  * defender's on the way); the points that cannot touch the line (off its
  * fours' lines, and no four of the defender's even with its blocks on the
  * board) are not tried, so the set stays complete. When the line leans on
