@@ -464,25 +464,16 @@ Test(threats, a_quiet_move_that_blocks_an_open_three_may_open_the_vct, .timeout 
     cr_assert(movegen_has_open_four_point(&b, BLACK), "black threatens a straight four");
     Move line[THREAT_MAX_LINE];
     int len;
+    uint64_t nodes;
     cr_assert_eq(run(true, 25, line, &len), 0, "no win by threes and fours");
-    for (int quiet_moves = 0; quiet_moves <= 2; quiet_moves += 2) {
-        /* it counts as a move that threatens a VCF, not as an opener
-         * whose every answer would be tried */
-        memset(big_cache, 0, sizeof big_cache);
-        ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = 2000000,
-                           .quiet_plies = 3, .quiet_moves = quiet_moves};
-        int r = vct_find(&ts, 25, line, &len);
-        cr_assert_not(ts.aborted);
-        if (quiet_moves == 0) {
-            cr_assert_eq(r, 0, "not as an opener");
-            continue;
-        }
-        cr_assert_gt(r, 0, "the quiet block wins");
-        cr_assert_eq(line[0], support_pt(&b, "h11"), "by h11");
-        Threat th = board_threat(&b, line[0], WHITE);
-        cr_assert(!threat_is_four(th) && !threat_is_three(th), "a quiet move");
-        assert_winning_line(line, len);
-    }
+    /* it counts as a move that threatens a VCF, not as an opener whose
+     * every answer would be tried */
+    cr_assert_eq(run_quiet(0, 25, line, &len, &nodes), 0, "not as an opener");
+    cr_assert_gt(run_quiet(2, 25, line, &len, &nodes), 0, "the quiet block wins");
+    cr_assert_eq(line[0], support_pt(&b, "h11"), "by h11");
+    Threat th = board_threat(&b, line[0], WHITE);
+    cr_assert(!threat_is_four(th) && !threat_is_three(th), "a quiet move");
+    assert_winning_line(line, len);
 }
 
 Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, .timeout = 300)
