@@ -1,6 +1,7 @@
 /* board.c - stones, play/undo and the incremental pattern upkeep (see board.h). */
 #include "board.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,19 +164,40 @@ static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, uns
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key
- * changed, and its threat levels if the pattern did. */
-static inline void refresh(Board *b, Cell *c, int d)
+ * changed, and its threat levels if the pattern did; with record, notes in
+ * b->changes what a change replaced. */
+static inline void refresh(Board *b, Cell *c, int d, bool record)
 {
     uint8_t v = pattern_packed(b->rule, c->key[d]), o = c->packed[d];
     if (v == o) return;
+    if (record) {
+        BoardChange *ch = &b->changes[b->nchanges++];
+        ch->cell = (uint16_t)(c - b->cell);
+        ch->d = (uint8_t)d;
+        ch->packed = o;
+        ch->pat4[0] = c->pat4[0];
+        ch->pat4[1] = c->pat4[1];
+        ch->threat[0] = c->threat[0];
+        ch->threat[1] = c->threat[1];
+    }
     c->packed[d] = v;
     if ((v ^ o) & 15) repattern(b, c, 0, d, o & 15u, v & 15u);
     if ((v ^ o) >> 4) repattern(b, c, 1, d, o >> 4, v >> 4);
 }
 
-static void place(Board *b, Move m, Color color)
+/* The most cells one move changes: the empty ones within five steps on its
+ * four lines. */
+#define MOVE_CHANGES (8 * PATTERN_HALF)
+
+static void place(Board *b, Move m, Color color, BoardUndo *u)
 {
     Cell *cm = &b->cell[m];
+    memcpy(u->esum, b->esum, sizeof u->esum);
+    memcpy(u->pat4, cm->pat4, sizeof u->pat4);
+    memcpy(u->packed, cm->packed, sizeof u->packed);
+    memcpy(u->threat, cm->threat, sizeof u->threat);
+    bool record = b->nchanges + MOVE_CHANGES <= BOARD_CHANGES;
+    u->changes = record ? (uint16_t)b->nchanges : BOARD_NO_CHANGES;
     count_cell(b, cm, -1);
     cm->stone = (uint8_t)color;
     b->key ^= zobrist_stone[color - 1][m];
@@ -184,10 +206,10 @@ static void place(Board *b, Move m, Color color)
         for (int k = 1; k <= PATTERN_HALF; k++) {
             Cell *q = cm - k * step; /* m is at offset +k from q */
             q->key[d] |= (uint32_t)color << pattern_key_shift(k);
-            if (q->stone == EMPTY) refresh(b, q, d);
+            if (q->stone == EMPTY) refresh(b, q, d, record);
             q = cm + k * step; /* m is at offset -k from q */
             q->key[d] |= (uint32_t)color << pattern_key_shift(-k);
-            if (q->stone == EMPTY) refresh(b, q, d);
+            if (q->stone == EMPTY) refresh(b, q, d, record);
         }
     }
     uint8_t *area = &b->area[m];
@@ -200,28 +222,59 @@ static void place(Board *b, Move m, Color color)
     if (y > b->y1) b->y1 = y;
 }
 
-static void lift(Board *b, Move m)
+/* Puts a changed cell back as it was (its key is already back): its
+ * patterns, and its threat levels with their counts and point sets. */
+static inline void restore(Board *b, const BoardChange *ch)
+{
+    Cell *c = &b->cell[ch->cell];
+    c->packed[ch->d] = ch->packed;
+    c->pat4[0] = ch->pat4[0];
+    c->pat4[1] = ch->pat4[1];
+    for (int side = 0; side < 2; side++) {
+        uint8_t t = c->threat[side], was = ch->threat[side];
+        if (t == was) continue;
+        c->threat[side] = was;
+        b->tcount[side][t]--;
+        b->tcount[side][was]++;
+        flip_kinds(b, side, c, threat_kinds(t) ^ threat_kinds(was));
+    }
+}
+
+static void lift(Board *b, Move m, const BoardUndo *u)
 {
     Cell *cm = &b->cell[m];
     Color color = (Color)cm->stone;
+    bool recorded = u->changes != BOARD_NO_CHANGES;
     b->key ^= zobrist_stone[color - 1][m];
     for (int d = 0; d < 4; d++) {
         int step = board_dir[d];
         for (int k = 1; k <= PATTERN_HALF; k++) {
             Cell *q = cm - k * step;
             q->key[d] &= ~(3u << pattern_key_shift(k));
-            if (q->stone == EMPTY) refresh(b, q, d);
+            if (!recorded && q->stone == EMPTY) refresh(b, q, d, false);
             q = cm + k * step;
             q->key[d] &= ~(3u << pattern_key_shift(-k));
-            if (q->stone == EMPTY) refresh(b, q, d);
+            if (!recorded && q->stone == EMPTY) refresh(b, q, d, false);
         }
     }
     uint8_t *area = &b->area[m];
     *area &= (uint8_t)~AREA_TAKEN;
     for (int i = 0; i < NEAR_COUNT; i++) area[near_offset[i]]--;
     cm->stone = EMPTY;
-    set_patterns(b, cm);
-    count_cell(b, cm, +1);
+    if (!recorded) {
+        set_patterns(b, cm);
+        count_cell(b, cm, +1);
+        return;
+    }
+    while (b->nchanges > u->changes) restore(b, &b->changes[--b->nchanges]);
+    memcpy(cm->pat4, u->pat4, sizeof u->pat4);
+    memcpy(cm->packed, u->packed, sizeof u->packed);
+    memcpy(cm->threat, u->threat, sizeof u->threat);
+    flip_kinds(b, 0, cm, threat_kinds(cm->threat[0]));
+    flip_kinds(b, 1, cm, threat_kinds(cm->threat[1]));
+    b->tcount[0][cm->threat[0]]++;
+    b->tcount[1][cm->threat[1]]++;
+    memcpy(b->esum, u->esum, sizeof b->esum);
 }
 
 void board_play(Board *b, Move m)
@@ -232,7 +285,7 @@ void board_play(Board *b, Move m)
     u->y0 = (int8_t)b->y0;
     u->x1 = (int8_t)b->x1;
     u->y1 = (int8_t)b->y1;
-    place(b, m, b->to_move);
+    place(b, m, b->to_move, u);
     b->to_move = OPPONENT(b->to_move);
     b->key ^= zobrist_side;
 }
@@ -240,7 +293,7 @@ void board_play(Board *b, Move m)
 void board_undo(Board *b)
 {
     const BoardUndo *u = &b->history[--b->nmoves];
-    lift(b, u->move);
+    lift(b, u->move, u);
     b->x0 = u->x0;
     b->y0 = u->y0;
     b->x1 = u->x1;
@@ -263,7 +316,7 @@ void board_pass(Board *b)
 bool board_reset(Board *b, int size, Rule rule)
 {
     if (size < BOARD_MIN_SIZE || size > BOARD_MAX_SIZE || (unsigned)rule >= RULE_COUNT) return false;
-    memcpy(b, empty_boards[rule][size], sizeof *b);
+    memcpy(b, empty_boards[rule][size], offsetof(Board, changes)); /* no changes on an empty board */
     return true;
 }
 

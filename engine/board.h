@@ -9,8 +9,12 @@
  * board's rule, plus one Threat level per side. Playing a stone touches the
  * forty cells within five steps on the four lines through it: their keys get
  * the stone's bits, and the empty ones get their patterns and threat levels
- * re-read from the tables. Undo clears the same bits. Occupied cells keep
- * their keys current but their patterns are only meaningful while empty.
+ * re-read from the tables. Undo clears the same bits and puts back the
+ * patterns and threat levels the move changed from a record the move kept
+ * (play and undo together run about 20% faster than when undo re-read
+ * them; when a long game and search fill the record, undo re-reads).
+ * Occupied cells keep their keys current but their patterns are only
+ * meaningful while empty.
  *
  * The board also keeps, per side, how many (empty cell, direction) pairs
  * hold each Pattern and how many empty cells hold each Threat level. These
@@ -39,7 +43,28 @@ typedef struct {
 typedef struct {
     Move move;
     int8_t x0, y0, x1, y1; /* bounding box before the move */
+    /* What undo restores instead of re-reading the tables: the evaluation
+     * sums and the played cell's patterns before the move, and where the
+     * move's entries in Board.changes begin (BOARD_NO_CHANGES when they did
+     * not fit: undo then re-reads). */
+    int32_t esum[2][EVAL_ROLES];
+    uint16_t pat4[2];
+    uint8_t packed[4];
+    uint8_t threat[2];
+    uint16_t changes;
 } BoardUndo;
+
+/* An empty cell whose pattern in direction d a move changed, as it was
+ * before the move. A move changes each cell at most once (one line and
+ * offset lead from the move to it). */
+typedef struct {
+    uint16_t cell;
+    uint8_t d, packed;
+    uint16_t pat4[2];
+    uint8_t threat[2];
+} BoardChange;
+#define BOARD_CHANGES 4096
+#define BOARD_NO_CHANGES 0xFFFF
 
 /* Threat kinds kept as point sets: a five, a four of any kind (including a
  * straight or double four), a straight or double four, an open three. */
@@ -72,6 +97,10 @@ typedef struct {
      * the threat moves of a position are read without scanning. */
     uint64_t tbits[2][TK_COUNT][BOARD_BITWORDS];
     Cell cell[BOARD_CELLS];
+    int nchanges; /* entries of changes in use; 0 on an empty board */
+    /* The cells the moves on the board changed, oldest first; last, so that
+     * an empty board is copied without it. */
+    BoardChange changes[BOARD_CHANGES];
 } Board;
 
 #define AREA_TAKEN 0x80

@@ -197,3 +197,40 @@ Test(board, incremental_upkeep_equals_a_rebuild_through_random_play_and_undo, .t
     }
     cr_assert_gt(step, 20000);
 }
+
+/* Undo puts back the cells a move changed from a record of them, and when
+ * the record is full re-reads them from the tables; a whole 25x25 board
+ * goes past the record, so both ways and the switch between them run. */
+Test(board, undo_restores_a_full_board_past_the_record_of_changes, .timeout = 120)
+{
+    static Board b;
+    support_init();
+    for (int r = 0; r < RULE_COUNT; r++) {
+        cr_assert(board_reset(&b, 25, (Rule)r));
+        rng_state = 77 + (uint64_t)r;
+        int step = 0, unrecorded = 0;
+        while (!board_full(&b)) {
+            Move m;
+            do {
+                m = MOVE_XY(rnd(25), rnd(25));
+            } while (!board_empty(&b, m));
+            board_play(&b, m);
+            unrecorded += b.history[b.nmoves - 1].changes == BOARD_NO_CHANGES;
+            if (++step % 25 == 0) assert_matches_rebuild(&b, step);
+        }
+        cr_assert_gt(unrecorded, 0, "rule %d: the record never filled, so only one way of undoing ran", r);
+        cr_assert_lt(unrecorded, b.nmoves, "rule %d: no move was recorded", r);
+        while (b.nmoves) {
+            board_undo(&b);
+            if (++step % 25 == 0) assert_matches_rebuild(&b, step);
+        }
+        cr_assert_eq(b.nchanges, 0);
+        assert_matches_rebuild(&b, step);
+        static Board empty;
+        cr_assert(board_reset(&empty, 25, (Rule)r));
+        cr_assert_eq(b.key, empty.key);
+        cr_assert(!memcmp(b.tcount, empty.tcount, sizeof b.tcount));
+        cr_assert(!memcmp(b.tbits, empty.tbits, sizeof b.tbits));
+        cr_assert(!memcmp(b.esum, empty.esum, sizeof b.esum));
+    }
+}
