@@ -131,6 +131,17 @@ static inline void flip_kinds(Board *b, int side, const Cell *c, unsigned kinds)
     for (; kinds; kinds &= kinds - 1) b->tbits[side][__builtin_ctz(kinds)][m >> 6] ^= 1ull << (m & 63);
 }
 
+/* Adds (delta +1) or takes away (-1) an empty cell's threat levels in the
+ * counts and point sets. */
+static inline void count_threats(Board *b, const Cell *c, int delta)
+{
+    flip_kinds(b, 0, c, threat_kinds(c->threat[0]));
+    flip_kinds(b, 1, c, threat_kinds(c->threat[1]));
+    b->tcount[0][c->threat[0]] += delta;
+    b->tcount[1][c->threat[1]] += delta;
+}
+
+/* ...and its evaluation values in the sums. */
 static inline void count_cell(Board *b, const Cell *c, int delta)
 {
     if (!b->no_eval)
@@ -139,10 +150,7 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
             b->esum[side][EVAL_MOVER] += delta * v[EVAL_MOVER];
             b->esum[side][EVAL_WAITER] += delta * v[EVAL_WAITER];
         }
-    flip_kinds(b, 0, c, threat_kinds(c->threat[0]));
-    flip_kinds(b, 1, c, threat_kinds(c->threat[1]));
-    b->tcount[0][c->threat[0]] += delta;
-    b->tcount[1][c->threat[1]] += delta;
+    count_threats(b, c, delta);
 }
 
 /* One side's pattern of an empty cell in direction d changed from o to n. */
@@ -270,11 +278,8 @@ static void lift(Board *b, Move m, const BoardUndo *u)
     memcpy(cm->pat4, u->pat4, sizeof u->pat4);
     memcpy(cm->packed, u->packed, sizeof u->packed);
     memcpy(cm->threat, u->threat, sizeof u->threat);
-    flip_kinds(b, 0, cm, threat_kinds(cm->threat[0]));
-    flip_kinds(b, 1, cm, threat_kinds(cm->threat[1]));
-    b->tcount[0][cm->threat[0]]++;
-    b->tcount[1][cm->threat[1]]++;
-    memcpy(b->esum, u->esum, sizeof b->esum);
+    count_threats(b, cm, +1);
+    memcpy(b->esum, u->esum, sizeof b->esum); /* the sums as they were, this cell's values included */
 }
 
 void board_play(Board *b, Move m)
