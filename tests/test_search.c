@@ -313,6 +313,25 @@ Test(search, a_persistent_engine_reuses_what_it_learnt)
     cr_assert_lt(b.nodes, a.nodes, "the second search starts from the table the first filled");
 }
 
+/* The threat quiescence keeps its results in the table: a depth-1 search
+ * is all quiescence below the root moves, so a second search of the same
+ * position on a persistent engine finds them there. */
+Test(search, the_quiescence_reuses_its_results_from_the_table)
+{
+    Engine *keep = engine_new(&(EngineOptions){
+        .tt_mib = 8, .persistent = true, .disable = ENGINE_NO_THREATS | ENGINE_NO_MOVE_CHECK});
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9 h6 g7");
+    EngineResult a, b;
+    cr_assert_eq(engine_analyze(keep, &p, &(Limits){.depth = 1}, &a, NULL), POSITION_OK);
+    cr_assert_eq(engine_analyze(keep, &p, &(Limits){.depth = 1}, &b, NULL), POSITION_OK);
+    engine_free(keep);
+    cr_log_info("depth 1: %llu nodes, then %llu", (unsigned long long)a.nodes, (unsigned long long)b.nodes);
+    cr_assert_gt(a.nodes, 200, "the position has fours to try below the root (%llu nodes)", (unsigned long long)a.nodes);
+    cr_assert_lt(b.nodes * 2, a.nodes, "%llu nodes, then %llu", (unsigned long long)a.nodes, (unsigned long long)b.nodes);
+    cr_assert_eq(a.best_move, b.best_move);
+    cr_assert_eq(a.score, b.score);
+}
+
 /* Futility pruning, move-count pruning and late move reductions shrink the
  * tree: node counts at a fixed depth are deterministic, so this is a count,
  * not a timing. */
