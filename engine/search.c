@@ -380,7 +380,9 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *   1. limits, quick wins and losses, mate distance pruning
  *   2. the horizon (a four must still be answered)
  *   3. transposition table cut-off
- *   4. static eval (from the table when it has one), the improving flag
+ *   4. static eval (from the table when it has one), the improving flag;
+ *      for pruning, the table's score where its bound says it is nearer
+ *      the truth
  *   5. reverse futility pruning          (ENGINE_NO_FUTILITY)
  *   6. razoring                          (ENGINE_NO_FUTILITY)
  *   7. moves: forced replies or candidates, ordered
@@ -414,9 +416,15 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     if (t.hit && !pv_node && t.depth >= depth && tt_cuts(&t, alpha, beta)) return t.score;
 
     /* 4. */
-    Score eval = t.hit ? t.eval : eval_static(b);
-    e->eval[ply] = eval;
-    bool improving = ply >= 2 && eval > e->eval[ply - 2];
+    Score static_eval = t.hit ? t.eval : eval_static(b), eval = static_eval;
+    e->eval[ply] = static_eval;
+    /* a searched score is a better guess than the static eval when its
+     * bound lies on the far side of it (mates are left to the search) */
+    if (t.hit && t.score > -SCORE_MATE_MIN && t.score < SCORE_MATE_MIN &&
+        (t.bound == BOUND_EXACT || (t.bound == BOUND_LOWER && t.score > eval) ||
+         (t.bound == BOUND_UPPER && t.score < eval)))
+        eval = t.score;
+    bool improving = ply >= 2 && static_eval > e->eval[ply - 2];
     bool threatened = must_block || b->tcount[opp - 1][T_F4] > 0;
     bool prune = !pv_node && !threatened && beta < SCORE_MATE_MIN && alpha > -SCORE_MATE_MIN;
 
@@ -497,7 +505,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         if (quiet) quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
-    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, eval, depth, bound);
+    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, static_eval, depth, bound);
     return best;
 }
 
