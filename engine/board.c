@@ -153,6 +153,18 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
     count_threats(b, c, delta);
 }
 
+/* Sets one side's threat level of an empty cell, with its count and point
+ * sets. */
+static inline void set_threat(Board *b, Cell *c, int side, uint8_t nt)
+{
+    uint8_t t = c->threat[side];
+    if (t == nt) return;
+    c->threat[side] = nt;
+    b->tcount[side][t]--;
+    b->tcount[side][nt]++;
+    flip_kinds(b, side, c, threat_kinds(t) ^ threat_kinds(nt));
+}
+
 /* One side's pattern of an empty cell in direction d changed from o to n. */
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
@@ -163,12 +175,7 @@ static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, uns
         b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
         b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
     }
-    uint8_t t = c->threat[side], nt = (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
-    if (t == nt) return;
-    c->threat[side] = nt;
-    b->tcount[side][t]--;
-    b->tcount[side][nt]++;
-    flip_kinds(b, side, c, threat_kinds(t) ^ threat_kinds(nt));
+    set_threat(b, c, side, (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU));
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key
@@ -238,14 +245,8 @@ static inline void restore(Board *b, const BoardChange *ch)
     c->packed[ch->d] = ch->packed;
     c->pat4[0] = ch->pat4[0];
     c->pat4[1] = ch->pat4[1];
-    for (int side = 0; side < 2; side++) {
-        uint8_t t = c->threat[side], was = ch->threat[side];
-        if (t == was) continue;
-        c->threat[side] = was;
-        b->tcount[side][t]--;
-        b->tcount[side][was]++;
-        flip_kinds(b, side, c, threat_kinds(t) ^ threat_kinds(was));
-    }
+    set_threat(b, c, 0, ch->threat[0]);
+    set_threat(b, c, 1, ch->threat[1]);
 }
 
 static void lift(Board *b, Move m, const BoardUndo *u)
