@@ -49,6 +49,7 @@ enum {
     ENGINE_NO_MOVECOUNT = 64, /* no move-count pruning (the old fixed candidate cap only) */
     ENGINE_NO_LMR = 128,      /* no late move reductions */
     ENGINE_NO_MOVE_CHECK = 256, /* the move found is not checked against the opponent's VCT */
+    ENGINE_NO_FAIL_HIGH = 512,  /* no fail-high reduction at cut nodes */
 };
 
 typedef struct {

@@ -41,6 +41,7 @@
 #define LMR_BASE 0.0
 #define LMR_DIV 2.0
 #define LMR_HISTORY_DIV 4096      /* one ply less per this much history */
+#define FAIL_HIGH_MARGIN 15       /* per ply: a cut node this far above beta reduces moves weaker than a four */
 /* extensions */
 #define EXTENSION_MAX_PLY 96      /* no forced-reply extensions beyond this ply */
 /* threat quiescence (step 2, below the horizon) */
@@ -387,13 +388,14 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *   6. razoring                          (ENGINE_NO_FUTILITY)
  *   7. moves: forced replies or candidates, ordered
  *   8. per move: move-count pruning      (ENGINE_NO_MOVECOUNT)
+ *                fail-high reduction     (ENGINE_NO_FAIL_HIGH)
  *                late move reductions    (ENGINE_NO_LMR)
  *                PVS with re-searches
  *   9. history and killers, table store
  * Pruning (5, 6, 8) happens only where the opponent threatens nothing: no
  * five and no straight four to make.
  */
-static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node)
+static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
 {
     Board *b = &e->board;
 
@@ -451,6 +453,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
     int lmp = depth < LMR_TABLE ? lmp_table[improving][depth] : LMR_TABLE;
     bool may_lmp = kind == GEN_ALL && !pv_node && depth <= LMP_MAX_DEPTH && !(e->disable & ENGINE_NO_MOVECOUNT);
+    bool likely_fail_high = cut_node && !pv_node && !must_block && eval >= beta + FAIL_HIGH_MARGIN * depth &&
+                            !(e->disable & ENGINE_NO_FAIL_HIGH);
 
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
@@ -465,8 +469,11 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         /* 8. move-count pruning: fours and threes of the side to move stay */
         if (may_lmp && searched >= lmp && best > -SCORE_MATE_MIN && own < T_F3) continue;
 
-        /* 8. late move reductions */
+        /* 8. fail-high reduction: one ply for every move weaker than a four */
         int child = depth - 1 + ext, reduction = 0;
+        if (likely_fail_high && own < T_B4) child--;
+
+        /* 8. late move reductions */
         if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
             !(e->disable & ENGINE_NO_LMR)) {
             reduction = quiet ? lmr_table[depth < LMR_TABLE ? depth : LMR_TABLE - 1][searched < LMR_TABLE ? searched + 1 : LMR_TABLE - 1] : 0;
@@ -480,11 +487,11 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         board_play(b, m);
         Score s;
         if (searched == 0 || (e->disable & ENGINE_NO_PVS)) {
-            s = -negamax(e, child, ply + 1, -beta, -alpha, pv_node);
+            s = -negamax(e, child, ply + 1, -beta, -alpha, pv_node, !pv_node && !cut_node);
         } else {
-            s = -negamax(e, child - reduction, ply + 1, -alpha - 1, -alpha, false);
-            if (s > alpha && reduction) s = -negamax(e, child, ply + 1, -alpha - 1, -alpha, false);
-            if (s > alpha && s < beta) s = -negamax(e, child, ply + 1, -beta, -alpha, true);
+            s = -negamax(e, child - reduction, ply + 1, -alpha - 1, -alpha, false, true);
+            if (s > alpha && reduction) s = -negamax(e, child, ply + 1, -alpha - 1, -alpha, false, !cut_node);
+            if (s > alpha && s < beta) s = -negamax(e, child, ply + 1, -beta, -alpha, true, false);
         }
         board_undo(b);
         if (e->stopped) return 0;
@@ -520,10 +527,10 @@ static Score root_search(Engine *e, int depth, Score alpha, Score beta, int firs
         board_play(b, m);
         Score s;
         if (i == first || (e->disable & ENGINE_NO_PVS)) {
-            s = -negamax(e, depth - 1, 1, -beta, -alpha, true);
+            s = -negamax(e, depth - 1, 1, -beta, -alpha, true, false);
         } else {
-            s = -negamax(e, depth - 1, 1, -alpha - 1, -alpha, false);
-            if (s > alpha && s < beta) s = -negamax(e, depth - 1, 1, -beta, -alpha, true);
+            s = -negamax(e, depth - 1, 1, -alpha - 1, -alpha, false, true);
+            if (s > alpha && s < beta) s = -negamax(e, depth - 1, 1, -beta, -alpha, true, false);
         }
         board_undo(b);
         if (e->stopped) break;
