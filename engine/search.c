@@ -393,7 +393,9 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *                PVS with re-searches
  *   9. history and killers, table store
  * Pruning (5, 6, 8) happens only where the opponent threatens nothing: no
- * five and no straight four to make.
+ * five and no straight four to make. The fail-high reduction needs only no
+ * five to block, and the reductions never take a ply from a four-three or
+ * a straight four.
  */
 static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
 {
