@@ -478,7 +478,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         /* 8. late move reductions */
         if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
             !(e->disable & ENGINE_NO_LMR)) {
-            reduction = quiet ? lmr_table[depth < LMR_TABLE ? depth : LMR_TABLE - 1][searched < LMR_TABLE ? searched + 1 : LMR_TABLE - 1] : 0;
+            reduction = quiet ? lmr_table[depth < LMR_TABLE ? depth : LMR_TABLE - 1][searched + 1 < LMR_TABLE ? searched + 1 : LMR_TABLE - 1] : 0;
             reduction -= pv_node;
             if (m == e->killers[ply][0] || m == e->killers[ply][1]) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
