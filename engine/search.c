@@ -337,6 +337,13 @@ void search_init(void)
         for (int imp = 0; imp < 2; imp++) lmp_table[imp][d] = (int8_t)((LMP_BASE + pow(d, LMP_EXP)) / (2 - imp));
 }
 
+/* The reduction of the n-th move at depth d; both beyond the table read its
+ * last row and column. */
+static inline int lmr_at(int d, int n)
+{
+    return lmr_table[d < LMR_TABLE ? d : LMR_TABLE - 1][n < LMR_TABLE ? n : LMR_TABLE - 1];
+}
+
 /* Adds the order classes to the generator's scores (moves are then picked
  * best first, lazily: most nodes cut off after a move or two). A plain four
  * is ordered by its score like any move: most of them only waste a tempo. */
@@ -395,7 +402,7 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  * Pruning (5, 6, 8) happens only where the opponent threatens nothing: no
  * five and no straight four to make. The fail-high reduction needs only no
  * five to block, and the reductions never take a ply from a four-three or
- * a straight four.
+ * a straight four. cut_node marks an expected cut node (never a PV node).
  */
 static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
 {
@@ -455,7 +462,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
     int lmp = depth < LMR_TABLE ? lmp_table[improving][depth] : LMR_TABLE;
     bool may_lmp = kind == GEN_ALL && !pv_node && depth <= LMP_MAX_DEPTH && !(e->disable & ENGINE_NO_MOVECOUNT);
-    bool likely_fail_high = cut_node && !pv_node && !must_block && eval >= beta + FAIL_HIGH_MARGIN * depth &&
+    bool likely_fail_high = cut_node && !must_block && eval >= beta + FAIL_HIGH_MARGIN * depth &&
                             !(e->disable & ENGINE_NO_FAIL_HIGH);
 
     Score alpha0 = alpha, best = -SCORE_INF;
@@ -478,7 +485,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         /* 8. late move reductions */
         if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
             !(e->disable & ENGINE_NO_LMR)) {
-            reduction = quiet ? lmr_table[depth < LMR_TABLE ? depth : LMR_TABLE - 1][searched + 1 < LMR_TABLE ? searched + 1 : LMR_TABLE - 1] : 0;
+            reduction = quiet ? lmr_at(depth, searched + 1) : 0;
             reduction -= pv_node;
             if (m == e->killers[ply][0] || m == e->killers[ply][1]) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
