@@ -35,6 +35,9 @@ Engine *engine_new(const EngineOptions *opt)
     if (!e->quiet_answers) goto fail;
     e->answers_mask = QUIET_ANSWERS_ENTRIES - 1;
     board_reset(&e->board, BOARD_DEFAULT_SIZE, RULE_FREESTYLE);
+    /* the tables are written once now, so that the system maps their pages
+     * here rather than page by page inside the first searches */
+    engine_clear(e);
     return e;
 fail:
     engine_free(e);
