@@ -1,6 +1,7 @@
 /* Search through the engine facade: forced moves, limits, PV, multi-PV, determinism. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -45,6 +46,33 @@ static EngineResult analyze(const Position *p, Limits l)
 }
 
 static Move pt(const char *s) { return move_parse_notation(s, 15); }
+
+/* The resident memory of this process in KiB (Linux: VmRSS). */
+static long resident_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    cr_assert_not_null(f, "no /proc/self/status");
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    fclose(f);
+    cr_assert_geq(kib, 0, "no VmRSS line");
+    return kib;
+}
+
+Test(search, a_new_engine_holds_its_tables_in_memory_before_its_first_search)
+{
+    /* its tables are written when it is made, so the first searches do not
+     * stop to have their pages mapped one by one (64 MiB of transposition
+     * table and 24 MiB of proof numbers) */
+    long before = resident_kib();
+    Engine *big = engine_new(&(EngineOptions){.tt_mib = 64});
+    cr_assert_not_null(big);
+    long grown = resident_kib() - before;
+    engine_free(big);
+    cr_assert_geq(grown, 80L * 1024, "a new engine made only %ld KiB resident", grown);
+}
 
 Test(search, a_five_is_played_at_once)
 {
