@@ -153,7 +153,9 @@ typedef struct EngineResult {
 bool engine_init(void);
 
 /* A new engine, or NULL when memory (mostly the transposition table) cannot
- * be had. The caller owns it and frees it with engine_free. */
+ * be had. Its tables are written once here (resident from the start), so
+ * that the first searches do not wait for their pages. The caller owns it
+ * and frees it with engine_free. */
 Engine *engine_new(const EngineOptions *opt);
 void engine_free(Engine *e);
 
