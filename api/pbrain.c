@@ -285,10 +285,12 @@ size_t pbrain_tt_mib_for_memory(uint64_t max_memory, size_t default_mib)
 }
 
 /* Makes sure an engine of the size the settings ask for exists (halving
- * the table while memory is short). Only while no search runs. */
-static bool ensure_engine(Pbrain *pb)
+ * the table while memory is short); *made (may be NULL) says whether it is
+ * a new one, whose tables are clear already. Only while no search runs. */
+static bool ensure_engine(Pbrain *pb, bool *made)
 {
     size_t want = pbrain_tt_mib_for_memory(pb->max_memory, pb->default_tt_mib);
+    if (made) *made = false;
     if (pb->engine && pb->engine_mib == want) return true;
     engine_free(pb->engine);
     pb->engine = NULL;
@@ -303,6 +305,7 @@ static bool ensure_engine(Pbrain *pb)
         engine_set_book(e, pb->book);
         pb->engine = e;
         pb->engine_mib = want;
+        if (made) *made = true;
         return true;
     }
     return false;
@@ -361,7 +364,7 @@ static void start_search(Pbrain *pb, int multipv)
         reply(pb, "ERROR no legal move is left on the board");
         return;
     }
-    if (!ensure_engine(pb)) {
+    if (!ensure_engine(pb, NULL)) {
         reply(pb, "ERROR not enough memory for the engine");
         return;
     }
@@ -464,7 +467,7 @@ static void finish_search(Pbrain *pb, PositionError err, int index)
  * time for a move is shared by its searches: up to 1 + SWAP2_WHITE_LINES. */
 static void start_swap2(Pbrain *pb)
 {
-    if (!ensure_engine(pb)) {
+    if (!ensure_engine(pb, NULL)) {
         reply(pb, "ERROR not enough memory for the engine");
         return;
     }
@@ -544,12 +547,14 @@ static bool no_args(Pbrain *pb, const char *cmd, const char *args)
     return false;
 }
 
-static void new_game(Pbrain *pb, int size)
+/* A new game; clear_engine forgets what the engine learnt (a new engine
+ * has nothing to forget). */
+static void new_game(Pbrain *pb, int size, bool clear_engine)
 {
     pb->size = size;
     clear_game(pb);
     pb->time_left = -1;
-    if (pb->engine) engine_clear(pb->engine);
+    if (pb->engine && clear_engine) engine_clear(pb->engine);
 }
 
 static void start_board(Pbrain *pb, int size)
@@ -558,11 +563,12 @@ static void start_board(Pbrain *pb, int size)
         reply(pb, "ERROR unsupported board size %d (%d to %d are supported)", size, BOARD_MIN_SIZE, BOARD_MAX_SIZE);
         return;
     }
-    if (!ensure_engine(pb)) {
+    bool made;
+    if (!ensure_engine(pb, &made)) {
         reply(pb, "ERROR not enough memory for the engine");
         return;
     }
-    new_game(pb, size);
+    new_game(pb, size, !made);
     reply(pb, "OK");
 }
 
@@ -603,7 +609,7 @@ bad:
 static void cmd_restart(Pbrain *pb, const char *args)
 {
     if (!no_args(pb, "RESTART", args) || !need_board(pb, "RESTART")) return;
-    new_game(pb, pb->size);
+    new_game(pb, pb->size, true);
     reply(pb, "OK");
 }
 
@@ -800,7 +806,7 @@ static void cmd_info(Pbrain *pb, const char *args)
         if (v && (uint64_t)v < ((uint64_t)PB_MEM_RESERVE_MIB + 2) << 20)
             reply(pb, "MESSAGE max_memory %lld is less than the brain needs; using the smallest table", (long long)v);
         /* make the table now, off the clock, unless a search owns the engine */
-        if (!pb->searching && !pb->job_pending) ensure_engine(pb);
+        if (!pb->searching && !pb->job_pending) ensure_engine(pb, NULL);
         break;
     case 4: break; /* game_type: nothing depends on it */
     case 5:
