@@ -4,7 +4,8 @@
 
 #include "engine/board.h"
 
-/* Tables once per test process (Criterion forks a process per test). */
+/* Tables once per test process (Criterion forks a process per test):
+ * engine_init, the board's and the search's. */
 void support_init(void);
 
 /* Empties b, then puts black stones at the space-separated notation points
