@@ -396,6 +396,20 @@ Test(search, pruning_and_reductions_shrink_the_tree)
     cr_assert_lt(nodes_at_depth(ENGINE_NO_MOVECOUNT, 7), none);
 }
 
+Test(search, late_move_reductions_cut_a_fifth_of_a_deep_tree)
+{
+    /* Single open threes and blocks of the opponent's threes are reduced
+     * like quiet moves, and more at expected cut nodes and where the eval
+     * does not improve: at depths 11 and 12 the reductions save at least a
+     * fifth of the nodes (with quiet moves alone and / 2 they saved 15%) */
+    uint64_t with = nodes_at_depth(0, 11) + nodes_at_depth(0, 12);
+    uint64_t without = nodes_at_depth(ENGINE_NO_LMR, 11) + nodes_at_depth(ENGINE_NO_LMR, 12);
+    cr_log_info("depths 11 and 12: %llu nodes, %llu without late move reductions", (unsigned long long)with,
+                (unsigned long long)without);
+    cr_assert_lt(with * 100, without * 78, "%llu nodes against %llu", (unsigned long long)with,
+                 (unsigned long long)without);
+}
+
 Test(search, the_fail_high_reduction_shrinks_the_tree_and_keeps_the_tactics)
 {
     uint64_t with = nodes_at_depth(0, 8), without = nodes_at_depth(ENGINE_NO_FAIL_HIGH, 8);
