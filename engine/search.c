@@ -39,8 +39,8 @@
 #define LMP_BASE 3.0
 #define LMP_EXP 1.3
 /* step 8, late move reductions of the moves weaker than an open three with
- *    a second threat (a single open three, a block of the opponent's three
- *    too): r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV, nearer
+ *    a second threat (a single open three, a point where the opponent would
+ *    make a three, as well as quiet moves): r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV, nearer
  *    Rapfi's ln(depth) * ln(move number) than the / 2 of quiet moves alone
  *    before (20 s + 0.5 s a move against that, two opening sets: freestyle
  *    70-45-5 and 74-40-6, renju 63-47-10 and 60-51-9, 58.8% of 480) */
