@@ -39,8 +39,9 @@
 #define LMP_BASE 3.0
 #define LMP_EXP 1.3
 /* step 8, late move reductions of the moves weaker than an open three with
- *    a second threat (a single open three, a point where the opponent would
- *    make a three, as well as quiet moves): r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV, nearer
+ *    a second threat (quiet moves, a single open three, a point where the
+ *    opponent would make a three):
+ *    r = LMR_BASE + ln(depth) * ln(move number) / LMR_DIV, nearer
  *    Rapfi's ln(depth) * ln(move number) than the / 2 of quiet moves alone
  *    before (20 s + 0.5 s a move against that, two opening sets: freestyle
  *    70-45-5 and 74-40-6, renju 63-47-10 and 60-51-9, 58.8% of 480) */
@@ -496,9 +497,11 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
             !(e->disable & ENGINE_NO_LMR)) {
             bool killer = m == e->killers[ply][0] || m == e->killers[ply][1];
-            reduction = reducible ? lmr_at(depth, searched + 1) : 0;
-            if (reducible && !pv_node && !improving && reduction > 1) reduction += LMR_NOT_IMPROVING;
-            if (reducible && cut_node && !killer) reduction += LMR_CUT_NODE;
+            if (reducible) {
+                reduction = lmr_at(depth, searched + 1);
+                if (!pv_node && !improving && reduction > 1) reduction += LMR_NOT_IMPROVING;
+                if (cut_node && !killer) reduction += LMR_CUT_NODE;
+            }
             reduction -= pv_node;
             if (killer) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;

@@ -398,9 +398,9 @@ Test(search, pruning_and_reductions_shrink_the_tree)
 
 Test(search, late_move_reductions_cut_a_fifth_of_a_deep_tree)
 {
-    /* Single open threes and points where the opponent would make a three are reduced
-     * like quiet moves, and more at expected cut nodes and where the eval
-     * does not improve: at depths 11 and 12 the reductions save at least a
+    /* Single open threes and points where the opponent would make a three
+     * are reduced like quiet moves, and more at expected cut nodes and where
+     * the eval does not improve: at depths 11 and 12 the reductions save at least a
      * fifth of the nodes (with quiet moves alone and / 2 they saved 15%) */
     uint64_t with = nodes_at_depth(0, 11) + nodes_at_depth(0, 12);
     uint64_t without = nodes_at_depth(ENGINE_NO_LMR, 11) + nodes_at_depth(ENGINE_NO_LMR, 12);
