@@ -314,6 +314,7 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
     for (int i = 0; i < n; i++) {
         pick(mv, n, i);
         Move m = mv[i].move;
+        tt_prefetch(&e->tt, board_key_after(b, m));
         board_play(b, m);
         Score s = -qsearch(e, ply + 1, -beta, -alpha, qply + 1);
         board_undo(b);
@@ -517,6 +518,7 @@ static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta
             if (reduction < 0) reduction = 0;
         }
 
+        tt_prefetch(&e->tt, board_key_after(b, m));
         board_play(b, m);
         Score s;
         if (searched == 0 || (e->disable & ENGINE_NO_PVS)) {
