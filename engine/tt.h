@@ -66,11 +66,11 @@ size_t tt_bytes(const TT *tt);
 /* Starts a new search generation (older entries age). */
 void tt_new_search(TT *tt);
 
-/* Looks key up; ply turns stored mate distances back into root distances. */
 /* Starts fetching the bucket of key, for a probe soon after (a child's,
  * before its move is made). */
 static inline void tt_prefetch(const TT *tt, uint64_t key) { __builtin_prefetch(&tt->buckets[key & tt->mask]); }
 
+/* Looks key up; ply turns stored mate distances back into root distances. */
 TTProbe tt_probe(const TT *tt, uint64_t key, int ply);
 
 void tt_store(TT *tt, uint64_t key, int ply, Move move, Score score, Score eval, int depth, int bound);
