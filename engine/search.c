@@ -21,10 +21,6 @@
 #define SOFT_TIME_STABLE_PCT 35   /* ...once the best move held SOFT_TIME_STABLE_ITERS iterations */
 #define SOFT_TIME_STABLE_ITERS 4
 #define SOFT_TIME_SCORE_DROP 30
-/* The main search counts depth in fractions of a ply, so that reductions
- * and extensions can be graded; the steps' depth limits and margins read
- * it rounded to whole plies. */
-#define ONE_PLY 16
 #define PRUNE_BASE 8              /* quiet nodes keep at most PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
 #define PRUNE_PER_DEPTH 4
 /* step 5, reverse futility: a non-PV node whose eval beats beta by a margin */
@@ -336,10 +332,9 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
     return best;
 }
 
-/* Reductions by depth and move number (in ONE_PLY units), built by
- * search_init(). */
+/* Reductions by depth and move number, built by search_init(). */
 #define LMR_TABLE 64
-static int16_t lmr_table[LMR_TABLE][LMR_TABLE];
+static int8_t lmr_table[LMR_TABLE][LMR_TABLE];
 static int8_t lmp_table[2][LMR_TABLE];
 
 void search_init(void)
@@ -347,7 +342,7 @@ void search_init(void)
     for (int d = 1; d < LMR_TABLE; d++)
         for (int i = 1; i < LMR_TABLE; i++) {
             double r = LMR_BASE + log(d) * log(i) / LMR_DIV;
-            lmr_table[d][i] = (int16_t)(r < 0 ? 0 : (int)r * ONE_PLY);
+            lmr_table[d][i] = (int8_t)(r < 0 ? 0 : r);
         }
     for (int d = 0; d < LMR_TABLE; d++)
         for (int imp = 0; imp < 2; imp++) lmp_table[imp][d] = (int8_t)((LMP_BASE + pow(d, LMP_EXP)) / (2 - imp));
@@ -419,10 +414,8 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  * five and no straight four to make. The fail-high reduction needs only no
  * five to block, and the reductions never take a ply from a four-three or
  * a straight four. cut_node marks an expected cut node (never a PV node).
- * depth is in ONE_PLY units; depth limits, margins and the table read it in
- * whole plies (rounded), and it is at the horizon when that is 0 or less.
  */
-static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
+static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
 {
     Board *b = &e->board;
 
@@ -435,10 +428,9 @@ static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta
 
     /* 2. */
     Color me = b->to_move, opp = OPPONENT(me);
-    bool must_block = b->tcount[opp - 1][T_FIVE] > 0, at_horizon = depth_frac < ONE_PLY / 2;
+    bool must_block = b->tcount[opp - 1][T_FIVE] > 0, at_horizon = depth <= 0;
     if (at_horizon && !must_block) return qsearch(e, ply, alpha, beta, 0);
-    if (at_horizon) depth_frac = ONE_PLY;
-    int depth = (depth_frac + ONE_PLY / 2) / ONE_PLY;
+    if (at_horizon) depth = 1;
 
     /* 3. */
     TTProbe t = {.hit = false, .move = MOVE_NONE};
@@ -478,7 +470,7 @@ static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta
     order_moves(e, mv, n, t.hit ? t.move : MOVE_NONE, ply);
     int limit = n;
     if (kind == GEN_ALL && limit > PRUNE_BASE + PRUNE_PER_DEPTH * depth) limit = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
-    int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? ONE_PLY : 0;
+    int ext = (n == 1 && !at_horizon && ply < EXTENSION_MAX_PLY) ? 1 : 0;
     int lmp = depth < LMR_TABLE ? lmp_table[improving][depth] : LMR_TABLE;
     bool may_lmp = kind == GEN_ALL && !pv_node && depth <= LMP_MAX_DEPTH && !(e->disable & ENGINE_NO_MOVECOUNT);
     bool likely_fail_high = cut_node && !must_block && eval >= beta + FAIL_HIGH_MARGIN * depth &&
@@ -499,8 +491,8 @@ static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta
         if (may_lmp && searched >= lmp && best > -SCORE_MATE_MIN && own < T_F3P) continue;
 
         /* 8. fail-high reduction: one ply for every move weaker than a four */
-        int child = depth_frac - ONE_PLY + ext, reduction = 0;
-        if (likely_fail_high && own < T_B4) child -= ONE_PLY;
+        int child = depth - 1 + ext, reduction = 0;
+        if (likely_fail_high && own < T_B4) child--;
 
         /* 8. late move reductions */
         if (searched >= 1 && depth >= LMR_MIN_DEPTH && kind == GEN_ALL && own != T_B4F3 && own != T_F4 &&
@@ -508,13 +500,13 @@ static Score negamax(Engine *e, int depth_frac, int ply, Score alpha, Score beta
             bool killer = m == e->killers[ply][0] || m == e->killers[ply][1];
             if (reducible) {
                 reduction = lmr_at(depth, searched + 1);
-                if (!pv_node && !improving && reduction > ONE_PLY) reduction += LMR_NOT_IMPROVING * ONE_PLY;
-                if (cut_node && !killer) reduction += LMR_CUT_NODE * ONE_PLY;
+                if (!pv_node && !improving && reduction > 1) reduction += LMR_NOT_IMPROVING;
+                if (cut_node && !killer) reduction += LMR_CUT_NODE;
             }
-            reduction -= pv_node * ONE_PLY;
-            if (killer) reduction -= ONE_PLY;
-            if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV * ONE_PLY;
-            if (reduction > child - ONE_PLY) reduction = child - ONE_PLY;
+            reduction -= pv_node;
+            if (killer) reduction--;
+            if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
+            if (reduction > child - 1) reduction = child - 1;
             if (reduction < 0) reduction = 0;
         }
 
@@ -562,10 +554,10 @@ static Score root_search(Engine *e, int depth, Score alpha, Score beta, int firs
         board_play(b, m);
         Score s;
         if (i == first || (e->disable & ENGINE_NO_PVS)) {
-            s = -negamax(e, (depth - 1) * ONE_PLY, 1, -beta, -alpha, true, false);
+            s = -negamax(e, depth - 1, 1, -beta, -alpha, true, false);
         } else {
-            s = -negamax(e, (depth - 1) * ONE_PLY, 1, -alpha - 1, -alpha, false, true);
-            if (s > alpha && s < beta) s = -negamax(e, (depth - 1) * ONE_PLY, 1, -beta, -alpha, true, false);
+            s = -negamax(e, depth - 1, 1, -alpha - 1, -alpha, false, true);
+            if (s > alpha && s < beta) s = -negamax(e, depth - 1, 1, -beta, -alpha, true, false);
         }
         board_undo(b);
         if (e->stopped) break;
