@@ -174,7 +174,7 @@ static bool stops_every_open_four(Board *b, Move m, Color opp, const Move *pts, 
     return true;
 }
 
-int movegen_defences(Board *b, ScoredMove *out)
+int movegen_defences(Board *b, ScoredMove *out, Threat min_four)
 {
     Color me = b->to_move, opp = OPPONENT(me);
     Move pts[BOARD_MAX_MOVES];
@@ -192,7 +192,8 @@ int movegen_defences(Board *b, ScoredMove *out)
         all[nall++] = sm;
         /* an own four gains a tempo; any other point must really stop every
          * straight four the opponent threatens */
-        bool keep = threat_is_four(board_threat(b, m, me));
+        Threat t = board_threat(b, m, me);
+        bool keep = threat_is_four(t) && t >= min_four;
         if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) keep = stops_every_open_four(b, m, opp, f4, nf4);
         if (keep) out[n++] = sm;
     }
@@ -258,7 +259,7 @@ int movegen(Board *b, ScoredMove *out, GenKind *kind)
     }
     if (b->tcount[opp - 1][T_F4] && movegen_has_open_four_point(b, opp)) {
         *kind = GEN_DEFEND_THREE;
-        n = movegen_defences(b, out);
+        n = movegen_defences(b, out, T_B4);
         if (n) return n;
     }
     *kind = GEN_ALL;

@@ -47,9 +47,11 @@ int movegen_five_points(const Board *b, Color side, Move *out, int max);
 /* Answers of the side to move to the opponent's threat of a straight four:
  * the points after which the opponent has no straight four to make (found
  * among the points where it would make a four, tried one by one) and the
- * side's own fours. When no point holds, every point where the opponent
- * would make a four (all of them lose). Legal for the side to move; scored. */
-int movegen_defences(Board *b, ScoredMove *out);
+ * side's own fours of threat level min_four or more (T_B4: every four; a
+ * four that also defends is kept whatever its level). When no point holds,
+ * every point where the opponent would make a four (all of them lose).
+ * Legal for the side to move; scored. */
+int movegen_defences(Board *b, ScoredMove *out, Threat min_four);
 
 /* True when side has a point where it makes a straight four (or double
  * four) that it may legally play. */

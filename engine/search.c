@@ -58,6 +58,8 @@
 #define QS_MAX_PLY 12
 #define QS_DEFEND_PLIES 4         /* open threes are answered only this near the horizon */
 #define QS_ALL_FOURS_PLIES 2
+#define QS_NEAR_PLIES 2           /* from this ply on, a side's fours only near its own last move */
+#define QS_DEFEND_MIN_FOUR T_B4P  /* against an open three, an own four that blocks nothing must make a two or more */
 #define ROOT_VCF_NODES 200000     /* VCF budget at the root, for each side */
 #define ROOT_VCF_PLIES 225        /* as long as a VCF can be on 15x15 */
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root, before the main search */
@@ -253,14 +255,26 @@ static inline bool tt_cuts(const TTProbe *t, Score alpha, Score beta)
            (t->bound == BOUND_UPPER && t->score <= alpha);
 }
 
+/* Whether m is near a side's last move p (a chain of fours goes on there):
+ * in the 5x5 square around p or on one of p's lines within four points. */
+static bool near_own(Move m, Move p)
+{
+    int dx = abs(MOVE_X(m) - MOVE_X(p)), dy = abs(MOVE_Y(m) - MOVE_Y(p));
+    return (dx <= 2 && dy <= 2) || ((dx == 0 || dy == 0 || dx == dy) && dx <= 4 && dy <= 4);
+}
+
 /*
  * The threat quiescence below the horizon. The side to move that faces a
  * five blocks it; one that faces a straight four to come (an open three)
- * answers with the real defences or fours of its own; otherwise it may
- * stand pat on the static eval or play on with fours: every four it finds
- * at the first QS_ALL_FOURS_PLIES plies, later only fours that also make a
- * two or three (a chain of such fours is how a VCF goes on). Mates found
- * here are real: every reply to a four is forced. Its results go to the
+ * answers with the real defences or fours of its own that also make a two
+ * or three (a bare four elsewhere only puts the answer off, past the
+ * quiescence's reach); otherwise it may stand pat on the static eval or
+ * play on with fours: every four it finds at the first QS_ALL_FOURS_PLIES
+ * plies, later only fours that also make a two or three, and from
+ * QS_NEAR_PLIES on only near its own last move (a chain of such fours is
+ * how a VCF goes on: in threat-rich positions fours all over the board
+ * made a depth-13 iteration ten times larger). Mates found here are real:
+ * every reply to a four is forced. Its results go to the
  * transposition table at depth 0, only for positions the table does not
  * hold (so they never replace a main-search entry, and any entry settles a
  * quiescence node its bound allows): a chain of fours transposes often, and
@@ -293,7 +307,7 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
         if (n == 0) return mated_in(ply + 2);
     } else if (b->tcount[opp - 1][T_F4] && movegen_has_open_four_point(b, opp)) {
         if (qply >= QS_DEFEND_PLIES) return eval_static(b);
-        n = movegen_defences(b, mv);
+        n = movegen_defences(b, mv, QS_DEFEND_MIN_FOUR);
         if (n == 0) return mated_in(ply + 4);
     } else {
         best = eval = t.hit ? t.eval : eval_static(b);
@@ -302,9 +316,11 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
         if (best > alpha) alpha = best;
         ScoredMove fours[BOARD_MAX_MOVES];
         int nf = movegen_threats(b, fours, true);
+        Move own_last = qply >= QS_NEAR_PLIES ? b->history[b->nmoves - 2].move : MOVE_NONE;
         for (int i = 0; i < nf; i++) {
             Threat t = board_threat(b, fours[i].move, me);
-            if (qply < QS_ALL_FOURS_PLIES || t >= T_B4P) mv[n++] = fours[i];
+            if ((qply < QS_ALL_FOURS_PLIES || t >= T_B4P) && (own_last == MOVE_NONE || near_own(fours[i].move, own_last)))
+                mv[n++] = fours[i];
         }
     }
     for (int i = 0; i < n; i++) {

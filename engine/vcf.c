@@ -496,7 +496,7 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
             return NODE_OPEN;
         }
         if (movegen_has_open_four_point(b, opp)) {
-            nm = movegen_defences(b, mv);
+            nm = movegen_defences(b, mv, T_B4);
             if (nm == 0) {
                 Move any = movegen_any_legal(b);
                 if (any == MOVE_NONE) return NODE_DISPROVEN;

@@ -243,6 +243,30 @@ Test(threats, an_open_three_is_answered_only_by_real_defences)
     }
 }
 
+Test(threats, the_quiescence_answers_an_open_three_without_bare_fours_elsewhere)
+{
+    static const struct {
+        const char *game, *every_four, *fours_with_more;
+    } cases[] = {
+        /* white's fours c6 and c7 make nothing else: kept in the main
+         * search, left out where only fours that make a two or more count */
+        {"c2 c3 g8 c4 h8 c5 i8", "f8 j8 c6 c7", "f8 j8"},
+        /* with d7, each of them also makes an open two: kept either way */
+        {"c2 c3 g8 c4 h8 c5 a15 d7 i8", "f8 j8 c6 c7", "f8 j8 c6 c7"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        support_moves(&b, 15, RULE_FREESTYLE, cases[i].game);
+        ScoredMove mv[BOARD_MAX_MOVES];
+        Move got[BOARD_MAX_MOVES];
+        int n = movegen_defences(&b, mv, T_B4);
+        for (int k = 0; k < n; k++) got[k] = mv[k].move;
+        assert_moves(got, n, cases[i].every_four);
+        n = movegen_defences(&b, mv, T_B4P);
+        for (int k = 0; k < n; k++) got[k] = mv[k].move;
+        assert_moves(got, n, cases[i].fours_with_more);
+    }
+}
+
 /* The defences by their definition, every four point tried: a point of a
  * four of either side that the side to move may take, kept when it is a
  * four of its own or leaves the opponent no straight four to make (all of
