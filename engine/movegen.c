@@ -190,8 +190,8 @@ int movegen_defences(Board *b, ScoredMove *out, Threat min_four)
         if (!legal_for_mover(b, m)) continue;
         ScoredMove sm = {.move = m, .score = movegen_score(b, m)};
         all[nall++] = sm;
-        /* an own four gains a tempo; any other point must really stop every
-         * straight four the opponent threatens */
+        /* an own four (of min_four or more) gains a tempo; any other point
+         * must really stop every straight four the opponent threatens */
         Threat t = board_threat(b, m, me);
         bool keep = threat_is_four(t) && t >= min_four;
         if (!keep && (fixed == MOVE_NONE || in_reach(m, fixed))) keep = stops_every_open_four(b, m, opp, f4, nf4);
