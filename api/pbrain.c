@@ -26,6 +26,7 @@
 #define PB_MIN_BUDGET_MS 5            /* never search for less than this */
 #define PB_MOVES_LEFT_MIN 10          /* own moves still expected, whatever the board says */
 #define PB_MOVES_LEFT_MAX 30
+#define PB_QUEUED_MS 20               /* a command read this soon after a table was made waited for it */
 #define PB_TIME_CAP 1000000000000LL   /* ms; larger settings are taken as this */
 #define PB_BUDGET_MAX_MS 1000000000LL /* about 11 days: the longest single search */
 
@@ -68,6 +69,7 @@ struct Pbrain {
     /* Settings from INFO. time_left < 0: not known this game. */
     int64_t timeout_turn, timeout_match, time_left;
     uint64_t max_memory;
+    int64_t made_at, made_ms; /* when INFO max_memory's new table was ready, and how long it took */
     int max_depth;
     int64_t max_node;
     int rule_bits;
@@ -248,6 +250,22 @@ static Move choose_move(Pbrain *pb, const EngineResult *res)
 
 /* ---- engine, time and memory ------------------------------------------ */
 
+/* The time a search command may have waited in the input for the table
+ * INFO max_memory made just before (managers send INFO and the move request
+ * together, and INFO has no reply to wait for): charged to that move. */
+static int64_t waited_for_table(Pbrain *pb)
+{
+    int64_t w = pb->made_ms && now_ms() - pb->made_at <= PB_QUEUED_MS ? pb->made_ms : 0;
+    pb->made_ms = 0;
+    return w;
+}
+
+static int64_t less_waited(Pbrain *pb, int64_t budget)
+{
+    budget -= waited_for_table(pb);
+    return budget < PB_MIN_BUDGET_MS ? PB_MIN_BUDGET_MS : budget;
+}
+
 int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t time_left, int empties)
 {
     if (timeout_turn > PB_TIME_CAP) timeout_turn = PB_TIME_CAP;
@@ -372,7 +390,7 @@ static void start_search(Pbrain *pb, int multipv)
     int empties = pb->size * pb->size - stones(pb) - pb->nblocked;
     Limits *l = &pb->job_limits;
     memset(l, 0, sizeof *l);
-    l->time_ms = pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left, empties);
+    l->time_ms = less_waited(pb, pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left, empties));
     l->depth = pb->max_depth;
     l->nodes = pb->max_node;
     l->no_book = !pb->use_book;
@@ -486,8 +504,8 @@ static void start_swap2(Pbrain *pb)
     }
     Limits *l = &pb->job_limits;
     memset(l, 0, sizeof *l);
-    int64_t budget = pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left,
-                                      pb->size * pb->size - pb->in_swap2);
+    int64_t budget = less_waited(pb, pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left,
+                                                      pb->size * pb->size - pb->in_swap2));
     int searches = pb->in_swap2 == 3 ? 1 + SWAP2_WHITE_LINES : 1;
     l->time_ms = budget / searches > 0 ? budget / searches : 1;
     l->depth = pb->max_depth;
@@ -806,7 +824,11 @@ static void cmd_info(Pbrain *pb, const char *args)
         if (v && (uint64_t)v < ((uint64_t)PB_MEM_RESERVE_MIB + 2) << 20)
             reply(pb, "MESSAGE max_memory %lld is less than the brain needs; using the smallest table", (long long)v);
         /* make the table now, off the clock, unless a search owns the engine */
-        if (!pb->searching && !pb->job_pending) ensure_engine(pb, NULL);
+        if (!pb->searching && !pb->job_pending) {
+            int64_t t0 = now_ms();
+            bool made;
+            if (ensure_engine(pb, &made) && made) pb->made_at = now_ms(), pb->made_ms = pb->made_at - t0;
+        }
         break;
     case 4: break; /* game_type: nothing depends on it */
     case 5:
