@@ -25,8 +25,9 @@
 #define PB_SAFETY_MS 30               /* ...plus this much for I/O and scheduling */
 #define PB_MIN_BUDGET_MS 5            /* never search for less than this */
 #define PB_MOVES_LEFT_MIN 10          /* own moves still expected, whatever the board says */
-#define PB_MOVES_LEFT_MAX 30
+#define PB_MOVES_LEFT_MAX 20
 #define PB_QUEUED_MS 20               /* a command read this soon after a table was made waited for it */
+#define PB_MAX_SHARES 2               /* a search may take this many shares when it needs them */
 #define PB_TIME_CAP 1000000000000LL   /* ms; larger settings are taken as this */
 #define PB_BUDGET_MAX_MS 1000000000LL /* about 11 days: the longest single search */
 
@@ -266,12 +267,13 @@ static int64_t less_waited(Pbrain *pb, int64_t budget)
     return budget < PB_MIN_BUDGET_MS ? PB_MIN_BUDGET_MS : budget;
 }
 
-int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t time_left, int empties)
+int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t time_left, int empties,
+                         int64_t *optimum_ms)
 {
     if (timeout_turn > PB_TIME_CAP) timeout_turn = PB_TIME_CAP;
     if (timeout_match > PB_TIME_CAP) timeout_match = PB_TIME_CAP;
     if (time_left > PB_TIME_CAP && time_left != PB_UNLIMITED_TIME) time_left = PB_TIME_CAP;
-    int64_t budget;
+    int64_t budget, optimum = PB_BUDGET_MAX_MS; /* no match clock: the turn is all there is */
     if (timeout_turn <= 0) budget = PB_MIN_BUDGET_MS;
     else budget = timeout_turn - timeout_turn * PB_SAFETY_PERCENT / 100 - PB_SAFETY_MS;
 
@@ -283,11 +285,14 @@ int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t ti
             if (moves > PB_MOVES_LEFT_MAX) moves = PB_MOVES_LEFT_MAX;
             int64_t share = left / moves;
             share -= share * PB_SAFETY_PERCENT / 100 + PB_SAFETY_MS;
-            if (share < budget) budget = share;
+            if (share * PB_MAX_SHARES < budget) budget = share * PB_MAX_SHARES;
+            optimum = share < PB_MIN_BUDGET_MS ? PB_MIN_BUDGET_MS : share;
         }
     }
     if (budget > PB_BUDGET_MAX_MS) budget = PB_BUDGET_MAX_MS;
-    return budget < PB_MIN_BUDGET_MS ? PB_MIN_BUDGET_MS : budget;
+    if (budget < PB_MIN_BUDGET_MS) budget = PB_MIN_BUDGET_MS;
+    if (optimum_ms) *optimum_ms = optimum;
+    return budget;
 }
 
 size_t pbrain_tt_mib_for_memory(uint64_t max_memory, size_t default_mib)
@@ -390,7 +395,8 @@ static void start_search(Pbrain *pb, int multipv)
     int empties = pb->size * pb->size - stones(pb) - pb->nblocked;
     Limits *l = &pb->job_limits;
     memset(l, 0, sizeof *l);
-    l->time_ms = less_waited(pb, pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left, empties));
+    l->time_ms = less_waited(pb, pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left, empties,
+                                                  &l->optimum_ms));
     l->depth = pb->max_depth;
     l->nodes = pb->max_node;
     l->no_book = !pb->use_book;
@@ -505,7 +511,7 @@ static void start_swap2(Pbrain *pb)
     Limits *l = &pb->job_limits;
     memset(l, 0, sizeof *l);
     int64_t budget = less_waited(pb, pbrain_budget_ms(pb->timeout_turn, pb->timeout_match, pb->time_left,
-                                                      pb->size * pb->size - pb->in_swap2));
+                                                      pb->size * pb->size - pb->in_swap2, NULL));
     int searches = pb->in_swap2 == 3 ? 1 + SWAP2_WHITE_LINES : 1;
     l->time_ms = budget / searches > 0 ? budget / searches : 1;
     l->depth = pb->max_depth;

@@ -80,12 +80,17 @@ bool pbrain_busy(Pbrain *pb);
 /* Bytes of transposition table of the current engine (0 before it exists). */
 size_t pbrain_tt_bytes(Pbrain *pb);
 
-/* The search time for one move, in ms: the turn limit and an even share of
- * the match time left over the moves still expected (from the empty points),
- * each less a safety margin (10% + 30 ms), and never below a small floor.
- * timeout_turn 0 means "as fast as possible"; timeout_match 0 means no match
- * limit; time_left < 0 means unknown (then timeout_match is used). */
-int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t time_left, int empties);
+/* The hard time limit for one move, in ms: the turn limit less a safety
+ * margin (10% + 30 ms), and at most PB_MAX_SHARES (2) shares of the match
+ * time, a share being an even part of the time left over the moves still
+ * expected (from the empty points), less the same margin; never below a
+ * small floor. *optimum_ms (may be NULL) gets the share, the time the
+ * search aims at: it may exceed the turn limit, and without a match limit
+ * it is unbounded, so the whole turn is used (time not used in a turn is
+ * lost). timeout_turn 0 means "as fast as possible"; timeout_match 0 means
+ * no match limit; time_left < 0 means unknown (then timeout_match is used). */
+int64_t pbrain_budget_ms(int64_t timeout_turn, int64_t timeout_match, int64_t time_left, int empties,
+                         int64_t *optimum_ms);
 
 /* Transposition table size (MiB, a power of two) that keeps the whole
  * process within max_memory bytes, leaving room for everything else; 0 means

@@ -99,7 +99,9 @@ struct EngineResult;
 typedef void (*EngineInfoFn)(void *ctx, const struct EngineResult *partial);
 
 typedef struct {
-    int64_t time_ms;          /* 0 = no time limit */
+    int64_t time_ms;          /* 0 = no time limit; the only hard time limit */
+    int64_t optimum_ms;       /* the time the iterations aim at, e.g. a game clock's fair share
+                                 (it may exceed time_ms); 0 = 70% of time_ms */
     int depth;                /* 0 = up to ENGINE_MAX_DEPTH */
     int64_t nodes;            /* 0 = no node limit */
     int multipv;              /* best N root moves, 1..ENGINE_MAX_MULTIPV; 0 means 1 */

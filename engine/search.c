@@ -15,10 +15,12 @@
 #define ASPIRATION_DELTA 40       /* first aspiration half-window */
 #define ASPIRATION_MAX_TRIES 3    /* then the full window */
 #define POLL_MASK 255             /* check limits every 256 nodes */
-/* time: no new iteration after this share (percent) of a time limit... */
-#define SOFT_TIME_PCT 50
-#define SOFT_TIME_UNSTABLE_PCT 70 /* ...after a new best move or a score drop */
-#define SOFT_TIME_STABLE_PCT 35   /* ...once the best move held SOFT_TIME_STABLE_ITERS iterations */
+/* time: no new iteration after this share (percent) of the optimum time
+ * (Limits.optimum_ms, by default OPTIMUM_TIME_PCT of a time limit)... */
+#define OPTIMUM_TIME_PCT 70
+#define SOFT_TIME_PCT 70
+#define SOFT_TIME_UNSTABLE_PCT 100 /* ...after a new best move or a score drop */
+#define SOFT_TIME_STABLE_PCT 50   /* ...once the best move held SOFT_TIME_STABLE_ITERS iterations */
 #define SOFT_TIME_STABLE_ITERS 4
 #define SOFT_TIME_SCORE_DROP 30
 #define PRUNE_BASE 8              /* quiet nodes keep at most PRUNE_BASE + PRUNE_PER_DEPTH * depth moves */
@@ -846,6 +848,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     e->stop = limits->stop;
     e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
     if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
+    int64_t optimum_ms = limits->optimum_ms > 0 ? limits->optimum_ms : limits->time_ms * OPTIMUM_TIME_PCT / 100;
     int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
     int multipv = limits->multipv < 1 ? 1 : limits->multipv > ENGINE_MAX_MULTIPV ? ENGINE_MAX_MULTIPV : limits->multipv;
     /* the move check's share of the limits is kept back until it runs */
@@ -992,7 +995,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         int soft = stable == 0 ? SOFT_TIME_UNSTABLE_PCT
                    : stable >= SOFT_TIME_STABLE_ITERS ? SOFT_TIME_STABLE_PCT
                                                       : SOFT_TIME_PCT;
-        if (e->deadline_ns && search_now_ns() - e->start_ns > limits->time_ms * 10000 * soft) {
+        if (e->deadline_ns && search_now_ns() - e->start_ns > optimum_ms * 10000 * soft) {
             cut_short = depth < max_depth;
             break;
         }

@@ -201,6 +201,18 @@ Test(search, a_raised_stop_flag_returns_at_once_with_a_legal_move)
     cr_assert_lt(r.time_ms, 1000);
 }
 
+Test(search, the_optimum_time_ends_the_iterations_long_before_the_hard_limit)
+{
+    /* an aim of 1 ms: some early iteration passes it, and no new one starts
+     * then, though the hard limit (a minute) and the depth (30) are far off */
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    EngineResult r = analyze(&p, (Limits){.time_ms = 60000, .optimum_ms = 1, .depth = 30});
+    cr_assert_not(r.complete, "cut short by the aim, not by the depth");
+    cr_assert_lt(r.depth, 30);
+    cr_assert_geq(r.depth, 1);
+    cr_assert_neq(r.best_move, MOVE_NONE);
+}
+
 typedef struct {
     atomic_bool *flag;
     int delay_ms;
