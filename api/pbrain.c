@@ -251,19 +251,13 @@ static Move choose_move(Pbrain *pb, const EngineResult *res)
 
 /* ---- engine, time and memory ------------------------------------------ */
 
-/* The time a search command may have waited in the input for the table
- * INFO max_memory made just before (managers send INFO and the move request
- * together, and INFO has no reply to wait for): charged to that move. */
-static int64_t waited_for_table(Pbrain *pb)
-{
-    int64_t w = pb->made_ms && now_ms() - pb->made_at <= PB_QUEUED_MS ? pb->made_ms : 0;
-    pb->made_ms = 0;
-    return w;
-}
-
+/* A move's budget less the time its request may have waited in the input
+ * for the table INFO max_memory made just before (managers send INFO and
+ * the move request together, and INFO has no reply to wait for). */
 static int64_t less_waited(Pbrain *pb, int64_t budget)
 {
-    budget -= waited_for_table(pb);
+    if (pb->made_ms && now_ms() - pb->made_at <= PB_QUEUED_MS) budget -= pb->made_ms;
+    pb->made_ms = 0;
     return budget < PB_MIN_BUDGET_MS ? PB_MIN_BUDGET_MS : budget;
 }
 
