@@ -823,7 +823,9 @@ static void cmd_info(Pbrain *pb, const char *args)
         pb->max_memory = (uint64_t)v;
         if (v && (uint64_t)v < ((uint64_t)PB_MEM_RESERVE_MIB + 2) << 20)
             reply(pb, "MESSAGE max_memory %lld is less than the brain needs; using the smallest table", (long long)v);
-        /* make the table now, off the clock, unless a search owns the engine */
+        /* make the table now, unless a search owns the engine: off the clock,
+         * but a move request that came with this INFO waited for it, and
+         * less_waited() charges that wait to the move */
         if (!pb->searching && !pb->job_pending) {
             int64_t t0 = now_ms();
             bool made;
