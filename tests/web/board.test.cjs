@@ -166,10 +166,18 @@ async function main() {
         });
 
         await step('renju: switching the rule shows black\'s forbidden point and refuses it', async () => {
-            await page.selectOption('#rule', 'renju');
+            /* The position first, then the rule: the rule's change alone must
+             * bring the forbidden points. */
             await page.fill('#moves-text', 'h8 a1 i9 a3 j8 a5 i7 a7');
             await page.click('#import');
-            await page.waitForSelector('#board .forbidden[data-move="i8"]');
+            await page.waitForSelector('#board .stone.white[data-move="a7"]');
+            await page.selectOption('#rule', 'renju');
+            try {
+                await page.waitForSelector('#board .forbidden[data-move="i8"]');
+            } catch (e) {
+                return `no forbidden mark at i8 (status "${await page.textContent('#status')}", ${await stones()} stones, ` +
+                    `${await page.locator('#board .forbidden').count()} marks, engine "${await page.evaluate(() => document.body.dataset.engine)}", ${await hash()})`;
+            }
             if (!(await hash()).includes('rule=renju')) return `hash: ${await hash()}`;
             await page.click('#board .hit[data-move="i8"]');
             const status = await page.textContent('#status');
