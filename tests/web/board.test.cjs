@@ -149,7 +149,17 @@ async function main() {
             const pv = await page.textContent('#pv');
             const label = await page.textContent('#winrate-label');
             if (!/^[a-o]\d+( [a-o]\d+)*$/.test(pv.trim())) return `pv: ${pv}`;
-            return /Black \d+\.\d%/.test(label) ? true : `win rate: ${label}`;
+            if (!/Black \d+\.\d%/.test(label)) return `win rate: ${label}`;
+            /* the lines that stream in must not move the buttons below them */
+            const tops = await page.evaluate(async () => {
+                const seen = new Set();
+                for (let i = 0; i < 15 && document.body.dataset.engine === 'analysing'; i++) {
+                    seen.add(document.querySelector('#import').getBoundingClientRect().top);
+                    await new Promise((r) => setTimeout(r, 100));
+                }
+                return [...seen];
+            });
+            return tops.length === 1 ? true : `Import moved while the analysis streamed: top at ${tops.join(', ')}`;
         });
 
         await step('analysis: a new stone cancels the running search and starts another', async () => {
