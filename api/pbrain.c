@@ -829,7 +829,10 @@ static void cmd_info(Pbrain *pb, const char *args)
         if (!pb->searching && !pb->job_pending) {
             int64_t t0 = now_ms();
             bool made;
-            if (ensure_engine(pb, &made) && made) pb->made_at = now_ms(), pb->made_ms = pb->made_at - t0;
+            if (ensure_engine(pb, &made) && made) {
+                pb->made_at = now_ms();
+                pb->made_ms = pb->made_at - t0;
+            }
         }
         break;
     case 4: break; /* game_type: nothing depends on it */
