@@ -194,6 +194,7 @@ Test(board, incremental_upkeep_equals_a_rebuild_through_random_play_and_undo, .t
         cr_assert_eq(b.key, empty.key, "sequence %d: undoing everything gives back the empty key", seq);
         cr_assert(!memcmp(b.esum, empty.esum, sizeof b.esum));
         cr_assert(!memcmp(b.tcount, empty.tcount, sizeof b.tcount));
+        cr_assert(!memcmp(b.area, empty.area, sizeof b.area), "sequence %d: the candidate area, walls included", seq);
     }
     cr_assert_gt(step, 20000);
 }
