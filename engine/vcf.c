@@ -28,6 +28,11 @@
  * moves first and widens to the others only as they fail. (The VCF, where
  * every move is a four, does better without it.) */
 #define INIT_PN_RANK 2
+/* ...and, in the VCT, a new child of a defender node starts with a
+ * disproof number of 1 plus this much for each place it stands below the
+ * defender's first answer in the move order: the likelier refutations are
+ * tried first, so a losing attacker move is given up sooner. */
+#define INIT_DN_RANK 2
 #define QUIET_MIN_PLIES 7 /* a quiet move, an answer, then at least a four-three */
 /* a quiet move that threatens a VCF: itself, an answer, then a four, its
  * block and the five */
@@ -540,13 +545,16 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
 }
 
 /* First numbers of a child not in the table; rank is its place in the move
- * order. */
+ * order (the attacker's or the defender's). */
 static void init_child(const ThreatSearch *ts, Child *c, bool or_node, int rank)
 {
     c->dn = 1;
     c->pn = 1;
     c->len = 0;
-    if (!or_node) return;
+    if (!or_node) {
+        if (ts->vct) c->dn += (uint32_t)rank * INIT_DN_RANK;
+        return;
+    }
     const Board *b = ts->b;
     Threat t = board_threat(b, c->move, b->to_move);
     c->pn = threat_is_four(t) || t == T_FIVE ? INIT_PN_FOUR : threat_is_three(t) ? INIT_PN_THREE : INIT_PN_QUIET;

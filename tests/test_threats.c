@@ -562,6 +562,32 @@ Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_no
     free(t);
 }
 
+/* Puzzle 72, a renju VCT through a quiet VCF threat (j10): with every
+ * defender answer started at the same disproof number, df-pn needed about
+ * 200,000 nodes to its first proof (256k-entry table); with the likelier
+ * answers first (INIT_DN_RANK), about 100,000. */
+#define PUZZLE_72_NODES 150000
+
+Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_within_150k_nodes, .timeout = 300)
+{
+    Tactic *t;
+    const Tactic *p = setup_puzzle(71, &t);
+    static QuietAnswers answers[1 << 13];
+    memset(big_cache, 0, sizeof big_cache);
+    memset(answers, 0, sizeof answers);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .answers = answers,
+                       .answers_mask = (1 << 13) - 1, .budget = PUZZLE_72_NODES, .quiet_plies = 3, .quiet_moves = 2};
+    Move line[THREAT_MAX_LINE];
+    int len = 0;
+    int r = vct_find(&ts, 25, line, &len);
+    cr_log_info("puzzle 72: a win in %d plies, %llu nodes", r, (unsigned long long)ts.nodes);
+    cr_assert_gt(r, 0, "proven within %d nodes", PUZZLE_72_NODES);
+    cr_assert_eq(len, r);
+    cr_assert(tactics_is_win(p, line[0]), "a winning first move");
+    assert_winning_line(line, len);
+    free(t);
+}
+
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
 {
     /* puzzle 72 again: after black's quiet j10 the VCT answers only with
