@@ -544,22 +544,30 @@ Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, 
  * order's score, about 0.55M. */
 #define PUZZLE_61_NODES 800000
 
-Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_nodes, .timeout = 300)
+/* Puzzle index + 1 of the suite is proven by the VCT alone (root
+ * settings) within budget nodes, and its line replays to a five. */
+static void assert_vct_proven_within(int index, uint64_t budget, QuietAnswers *answers, unsigned answers_mask)
 {
     Tactic *t;
-    const Tactic *p = setup_puzzle(60, &t);
+    const Tactic *p = setup_puzzle(index, &t);
     memset(big_cache, 0, sizeof big_cache);
-    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .budget = PUZZLE_61_NODES,
-                       .quiet_plies = 3, .quiet_moves = 2};
+    if (answers) memset(answers, 0, (answers_mask + 1) * sizeof *answers);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .answers = answers,
+                       .answers_mask = answers_mask, .budget = budget, .quiet_plies = 3, .quiet_moves = 2};
     Move line[THREAT_MAX_LINE];
     int len = 0;
     int r = vct_find(&ts, 25, line, &len);
-    cr_log_info("puzzle 61: a win in %d plies, %llu nodes", r, (unsigned long long)ts.nodes);
-    cr_assert_gt(r, 0, "proven within %d nodes", PUZZLE_61_NODES);
+    cr_log_info("puzzle %d: a win in %d plies, %llu nodes", index + 1, r, (unsigned long long)ts.nodes);
+    cr_assert_gt(r, 0, "puzzle %d proven within %llu nodes", index + 1, (unsigned long long)budget);
     cr_assert_eq(len, r);
     cr_assert(tactics_is_win(p, line[0]), "a winning first move");
     assert_winning_line(line, len);
     free(t);
+}
+
+Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_nodes, .timeout = 300)
+{
+    assert_vct_proven_within(60, PUZZLE_61_NODES, NULL, 0);
 }
 
 /* Puzzle 72, a renju VCT through a quiet VCF threat (j10): with every
@@ -570,22 +578,8 @@ Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_no
 
 Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_within_150k_nodes, .timeout = 300)
 {
-    Tactic *t;
-    const Tactic *p = setup_puzzle(71, &t);
     static QuietAnswers answers[1 << 13];
-    memset(big_cache, 0, sizeof big_cache);
-    memset(answers, 0, sizeof answers);
-    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .answers = answers,
-                       .answers_mask = (1 << 13) - 1, .budget = PUZZLE_72_NODES, .quiet_plies = 3, .quiet_moves = 2};
-    Move line[THREAT_MAX_LINE];
-    int len = 0;
-    int r = vct_find(&ts, 25, line, &len);
-    cr_log_info("puzzle 72: a win in %d plies, %llu nodes", r, (unsigned long long)ts.nodes);
-    cr_assert_gt(r, 0, "proven within %d nodes", PUZZLE_72_NODES);
-    cr_assert_eq(len, r);
-    cr_assert(tactics_is_win(p, line[0]), "a winning first move");
-    assert_winning_line(line, len);
-    free(t);
+    assert_vct_proven_within(71, PUZZLE_72_NODES, answers, (1 << 13) - 1);
 }
 
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
