@@ -33,6 +33,13 @@
  * defender's first answer in the move order: the likelier refutations are
  * tried first, so a losing attacker move is given up sooner. */
 #define INIT_DN_RANK 2
+/* ...and, in the VCT, a three or a quiet move of the attacker's starts this
+ * much higher for each point where the defender could make a four: every
+ * such four is one more answer to refute. */
+#define INIT_PN_COUNTER 2
+/* ...and a four that makes nothing else (no two, no three) this much
+ * higher: it only spends a tempo. */
+#define INIT_PN_PLAIN_FOUR 1
 #define QUIET_MIN_PLIES 7 /* a quiet move, an answer, then at least a four-three */
 /* a quiet move that threatens a VCF: itself, an answer, then a four, its
  * block and the five */
@@ -558,7 +565,13 @@ static void init_child(const ThreatSearch *ts, Child *c, bool or_node, int rank)
     const Board *b = ts->b;
     Threat t = board_threat(b, c->move, b->to_move);
     c->pn = threat_is_four(t) || t == T_FIVE ? INIT_PN_FOUR : threat_is_three(t) ? INIT_PN_THREE : INIT_PN_QUIET;
-    if (ts->vct) c->pn += (uint32_t)rank * INIT_PN_RANK;
+    if (!ts->vct) return;
+    c->pn += (uint32_t)rank * INIT_PN_RANK;
+    if (t == T_B4) c->pn += INIT_PN_PLAIN_FOUR;
+    if (!threat_is_four(t) && t != T_FIVE) {
+        const int *dt = b->tcount[OPPONENT(b->to_move) - 1];
+        c->pn += (uint32_t)((dt[T_B4] + dt[T_B4P] + dt[T_B4F3] + dt[T_F4]) * INIT_PN_COUNTER);
+    }
 }
 
 /*

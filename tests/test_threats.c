@@ -582,6 +582,20 @@ Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_wit
     assert_vct_proven_within(71, PUZZLE_72_NODES, answers, (1 << 13) - 1);
 }
 
+/* Puzzle 56, a renju VCT: with every three of the attacker's started at
+ * the same proof number, however many fours the defender could answer it
+ * with, df-pn needed between 175,000
+ * and 200,000 nodes to its first proof (256k-entry table); with each such
+ * four counted (INIT_PN_COUNTER) and plain fours behind the fours that
+ * make more (INIT_PN_PLAIN_FOUR), under 120,000. */
+#define PUZZLE_56_NODES 150000
+
+Test(threats, threes_the_defender_can_answer_with_fours_wait_so_puzzle_56_is_proven_within_150k_nodes, .timeout = 300)
+{
+    static QuietAnswers answers[1 << 13];
+    assert_vct_proven_within(55, PUZZLE_56_NODES, answers, (1 << 13) - 1);
+}
+
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
 {
     /* puzzle 72 again: after black's quiet j10 the VCT answers only with
