@@ -37,8 +37,8 @@
  * much higher for each point where the defender could make a four: every
  * such four is one more answer to refute. */
 #define INIT_PN_COUNTER 2
-/* ...and a four that makes nothing else (no two, no three) this much
- * higher: it only spends a tempo. */
+/* ...and a four that makes nothing else (no open two, no three: T_B4)
+ * this much higher: it mostly spends a tempo. */
 #define INIT_PN_PLAIN_FOUR 1
 #define QUIET_MIN_PLIES 7 /* a quiet move, an answer, then at least a four-three */
 /* a quiet move that threatens a VCF: itself, an answer, then a four, its
