@@ -551,9 +551,19 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
     return nm ? NODE_OPEN : NODE_DISPROVEN;
 }
 
+/* What a three or a quiet move of the attacker's (to move) adds to its
+ * first proof number in the VCT: INIT_PN_COUNTER for each point where the
+ * defender could make a four. The same for every child of a node. */
+static uint32_t counter_pn(const Board *b)
+{
+    const int *dt = b->tcount[OPPONENT(b->to_move) - 1];
+    return (uint32_t)((dt[T_B4] + dt[T_B4P] + dt[T_B4F3] + dt[T_F4]) * INIT_PN_COUNTER);
+}
+
 /* First numbers of a child not in the table; rank is its place in the move
- * order (the attacker's or the defender's). */
-static void init_child(const ThreatSearch *ts, Child *c, bool or_node, int rank)
+ * order (the attacker's or the defender's); counter is counter_pn() of the
+ * node (attacker nodes of the VCT). */
+static void init_child(const ThreatSearch *ts, Child *c, bool or_node, int rank, uint32_t counter)
 {
     c->dn = 1;
     c->pn = 1;
@@ -564,14 +574,12 @@ static void init_child(const ThreatSearch *ts, Child *c, bool or_node, int rank)
     }
     const Board *b = ts->b;
     Threat t = board_threat(b, c->move, b->to_move);
-    c->pn = threat_is_four(t) || t == T_FIVE ? INIT_PN_FOUR : threat_is_three(t) ? INIT_PN_THREE : INIT_PN_QUIET;
+    bool four = threat_is_four(t) || t == T_FIVE;
+    c->pn = four ? INIT_PN_FOUR : threat_is_three(t) ? INIT_PN_THREE : INIT_PN_QUIET;
     if (!ts->vct) return;
     c->pn += (uint32_t)rank * INIT_PN_RANK;
     if (t == T_B4) c->pn += INIT_PN_PLAIN_FOUR;
-    if (!threat_is_four(t) && t != T_FIVE) {
-        const int *dt = b->tcount[OPPONENT(b->to_move) - 1];
-        c->pn += (uint32_t)((dt[T_B4] + dt[T_B4P] + dt[T_B4F3] + dt[T_F4]) * INIT_PN_COUNTER);
-    }
+    if (!four) c->pn += counter;
 }
 
 /*
@@ -604,8 +612,9 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         ch[i].key = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used + ch[i].quiet);
         __builtin_prefetch(&ts->cache[ch[i].key & ts->cache_mask]);
     }
+    uint32_t counter = or_node && ts->vct ? counter_pn(b) : 0;
     for (int i = 0; i < n; i++)
-        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node, i);
+        if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node, i, counter);
     uint32_t pn, dn;
     for (;;) {
         /* this node's numbers from its children's: the best child by its

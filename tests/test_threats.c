@@ -545,15 +545,18 @@ Test(threats, renju_white_wins_by_a_closed_three_whose_four_black_cannot_block, 
 #define PUZZLE_61_NODES 800000
 
 /* Puzzle index + 1 of the suite is proven by the VCT alone (root
- * settings) within budget nodes, and its line replays to a five. */
-static void assert_vct_proven_within(int index, uint64_t budget, QuietAnswers *answers, unsigned answers_mask)
+ * settings; with keep_answers, the quiet moves' answers kept as the
+ * engine keeps them) within budget nodes, and its line replays to a five. */
+static void assert_vct_proven_within(int index, uint64_t budget, bool keep_answers)
 {
+    static QuietAnswers answers[1 << 13];
     Tactic *t;
     const Tactic *p = setup_puzzle(index, &t);
     memset(big_cache, 0, sizeof big_cache);
-    if (answers) memset(answers, 0, (answers_mask + 1) * sizeof *answers);
-    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1, .answers = answers,
-                       .answers_mask = answers_mask, .budget = budget, .quiet_plies = 3, .quiet_moves = 2};
+    memset(answers, 0, sizeof answers);
+    ThreatSearch ts = {.b = &b, .cache = big_cache, .cache_mask = BIG_CACHE - 1,
+                       .answers = keep_answers ? answers : NULL, .answers_mask = keep_answers ? (1u << 13) - 1 : 0,
+                       .budget = budget, .quiet_plies = 3, .quiet_moves = 2};
     Move line[THREAT_MAX_LINE];
     int len = 0;
     int r = vct_find(&ts, 25, line, &len);
@@ -567,7 +570,7 @@ static void assert_vct_proven_within(int index, uint64_t budget, QuietAnswers *a
 
 Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_nodes, .timeout = 300)
 {
-    assert_vct_proven_within(60, PUZZLE_61_NODES, NULL, 0);
+    assert_vct_proven_within(60, PUZZLE_61_NODES, false);
 }
 
 /* Puzzle 72, a renju VCT through a quiet VCF threat (j10): with every
@@ -578,8 +581,7 @@ Test(threats, the_move_order_ranks_the_vct_so_puzzle_61_is_proven_within_800k_no
 
 Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_within_150k_nodes, .timeout = 300)
 {
-    static QuietAnswers answers[1 << 13];
-    assert_vct_proven_within(71, PUZZLE_72_NODES, answers, (1 << 13) - 1);
+    assert_vct_proven_within(71, PUZZLE_72_NODES, true);
 }
 
 /* Puzzle 56, a renju VCT: with every three of the attacker's started at
@@ -592,8 +594,7 @@ Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_wit
 
 Test(threats, threes_the_defender_can_answer_with_fours_wait_so_puzzle_56_is_proven_within_150k_nodes, .timeout = 300)
 {
-    static QuietAnswers answers[1 << 13];
-    assert_vct_proven_within(55, PUZZLE_56_NODES, answers, (1 << 13) - 1);
+    assert_vct_proven_within(55, PUZZLE_56_NODES, true);
 }
 
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
