@@ -40,6 +40,15 @@
 /* ...and a four that makes nothing else (no open two, no three: T_B4)
  * this much higher: it mostly spends a tempo. */
 #define INIT_PN_PLAIN_FOUR 1
+/* VCT move order: the attacker's moves gain this much of the policy's score
+ * for each time the point has been the winning move of a proven attacker
+ * node in this search, counted up to PROOF_HISTORY_MAX. After a quiet
+ * opener or a counter-four, sibling answers are mostly beaten by the same
+ * threats (a killer heuristic for df-pn). The cap keeps it below the
+ * policy's gap between a three and a four: it reorders threes among
+ * themselves and fours among themselves. */
+#define PROOF_HISTORY_WEIGHT 15
+#define PROOF_HISTORY_MAX 8
 #define QUIET_MIN_PLIES 7 /* a quiet move, an answer, then at least a four-three */
 /* a quiet move that threatens a VCF: itself, an answer, then a four, its
  * block and the five */
@@ -538,6 +547,8 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
         }
     }
     if (nm > MAX_CHILDREN) nm = MAX_CHILDREN;
+    if (ts->vct && me == ts->attacker)
+        for (int i = 0; i < nm; i++) mv[i].score += PROOF_HISTORY_WEIGHT * ts->proved[mv[i].move];
     movegen_sort(mv, nm);
     for (int i = 0; i < nm; i++) {
         Threat t = board_threat(b, mv[i].move, me);
@@ -661,6 +672,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
             }
         }
         len++;
+        if (or_node && ts->vct && ts->proved[best] < PROOF_HISTORY_MAX) ts->proved[best]++;
     }
     out->pn = pn;
     out->dn = dn;
@@ -772,6 +784,7 @@ static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int m
     ts->attacker = ts->b->to_move;
     ts->vct = vct;
     ts->quiet_used = 0;
+    memset(ts->proved, 0, sizeof ts->proved);
     /* first threes and fours alone (with the openers): most wins need
      * nothing more and their trees stay small; only when that fails, the
      * quiet moves that threaten a VCF too, in a table of their own (a

@@ -114,6 +114,7 @@ typedef struct {
     uint64_t kind_salt;
     int quiet_limit; /* quiet moves allowed in a line in this pass (0, then quiet_moves) */
     int quiet_used;  /* quiet attacker moves on the line to the current node */
+    uint16_t proved[BOARD_CELLS]; /* VCT: how often each point was the winning move of a proven attacker node */
 } ThreatSearch;
 
 /* Looks for a VCF for the side to move within max_plies plies. Returns the
