@@ -49,7 +49,10 @@
  * proof is kept with its length in plies, a disproof with the number of
  * plies it covered (a disproof within fewer plies proves nothing for a
  * deeper search). Gomoku positions never repeat, so the table needs no
- * cycle handling.
+ * cycle handling. A new child's first numbers come from the move order
+ * (the policy's score; in the VCT also how often the point has already won
+ * a proven attacker node in this search, so threats that beat one answer
+ * are tried first against its siblings) and the threat it makes.
  *
  * A proof comes back as the winning line: attacker and defender moves
  * alternating, the defender always taking the answer that holds out

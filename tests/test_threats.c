@@ -597,12 +597,12 @@ Test(threats, threes_the_defender_can_answer_with_fours_wait_so_puzzle_56_is_pro
     assert_vct_proven_within(55, PUZZLE_56_NODES, true);
 }
 
-/* Puzzle 84, a renju VCT: most of the defender's answers along the way
- * (its counter-fours among them) are beaten by the same few threats. With
- * the attacker's moves in the policy's order alone, df-pn needed about
- * 213,000 nodes to its first proof (256k-entry table); with the points
- * that won proven attacker nodes before ordered first among their kind
- * (PROOF_HISTORY_WEIGHT), about 124,000. */
+/* Puzzle 84, a renju VCT of 25 plies: many of the defender's answers
+ * along the way are beaten by the same few threats. With the attacker's
+ * moves in the policy's order alone, df-pn needed about 213,000 nodes to
+ * its first proof (256k-entry table); with the points that won proven
+ * attacker nodes before moved up among their kind (PROOF_HISTORY_WEIGHT),
+ * about 124,000. */
 #define PUZZLE_84_NODES 160000
 
 Test(threats, threats_that_won_before_go_first_so_puzzle_84_is_proven_within_160k_nodes, .timeout = 300)
