@@ -784,7 +784,7 @@ static int solve(ThreatSearch *ts, bool vct, const int *steps, int nsteps, int m
     ts->attacker = ts->b->to_move;
     ts->vct = vct;
     ts->quiet_used = 0;
-    memset(ts->proved, 0, sizeof ts->proved);
+    if (vct) memset(ts->proved, 0, sizeof ts->proved); /* (the VCF neither reads nor counts it) */
     /* first threes and fours alone (with the openers): most wins need
      * nothing more and their trees stay small; only when that fails, the
      * quiet moves that threaten a VCF too, in a table of their own (a
