@@ -359,7 +359,7 @@ Test(search, a_persistent_engine_reuses_what_it_learnt)
 
 /* The threat quiescence keeps its results in the table: a depth-1 search
  * is all quiescence below the root moves, so a second search of the same
- * position on a persistent engine finds them there. */
+ * position on a persistent engine finds them there (334 nodes, then 183). */
 Test(search, the_quiescence_reuses_its_results_from_the_table)
 {
     Engine *keep = engine_new(&(EngineOptions){
@@ -371,7 +371,7 @@ Test(search, the_quiescence_reuses_its_results_from_the_table)
     engine_free(keep);
     cr_log_info("depth 1: %llu nodes, then %llu", (unsigned long long)a.nodes, (unsigned long long)b.nodes);
     cr_assert_gt(a.nodes, 200, "the position has fours to try below the root (%llu nodes)", (unsigned long long)a.nodes);
-    cr_assert_lt(b.nodes * 2, a.nodes, "%llu nodes, then %llu", (unsigned long long)a.nodes, (unsigned long long)b.nodes);
+    cr_assert_lt(b.nodes * 3, a.nodes * 2, "%llu nodes, then %llu", (unsigned long long)a.nodes, (unsigned long long)b.nodes);
     cr_assert_eq(a.best_move, b.best_move);
     cr_assert_eq(a.score, b.score);
 }
@@ -511,4 +511,32 @@ Test(search, a_move_after_which_the_opponent_proves_a_vct_is_replaced)
     cr_assert_eq(r.mate, 0);
     cr_assert_not(vct_after(moves, r.best_move, 200000), "the move played does not lose to a VCT");
     assert_legal_line(&p, r.pvs[0].pv, r.pvs[0].pv_len);
+}
+
+/* The threat quiescence tries every four only at its first ply; after
+ * that only fours that also make a two or three (a bare four of the
+ * replying side mostly puts off the answer it owes). A depth-1 search is
+ * all quiescence below the root moves: in these two positions 800 nodes,
+ * 1,010 when the second ply tried every four too. */
+#define QS_BARE_FOURS_MAX_NODES 900
+
+Test(search, the_quiescence_tries_bare_fours_only_at_its_first_ply)
+{
+    static const char *games[] = {
+        "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9 h6 g7",
+        "a15 f14 k15 c12 a13 o12 a11 b11 g11 l11 k11 h10 d10 g9 m9 o9 h8 a8 c7 o8 l6 a7 e5 i7 i5 h6 o5 d5 o3 a4 e1 m4 o1 j2",
+    };
+    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = ENGINE_NO_THREATS | ENGINE_NO_MOVE_CHECK});
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
+        Position p = pos_of(RULE_FREESTYLE, games[i]);
+        EngineResult r;
+        engine_clear(x);
+        cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 1}, &r, NULL), POSITION_OK);
+        cr_log_info("position %zu: depth 1, %llu nodes", i + 1, (unsigned long long)r.nodes);
+        cr_assert_gt(r.nodes, 100, "there are fours to try below the root");
+        total += r.nodes;
+    }
+    engine_free(x);
+    cr_assert_leq(total, QS_BARE_FOURS_MAX_NODES, "%llu nodes", (unsigned long long)total);
 }
