@@ -590,7 +590,8 @@ Test(threats, the_defenders_likelier_answers_go_first_so_puzzle_72_is_proven_wit
  * with, df-pn needed between 175,000 and 200,000 nodes to its first proof
  * (256k-entry table); with each such four counted (INIT_PN_COUNTER) and
  * plain fours behind the fours that make more (INIT_PN_PLAIN_FOUR), about
- * 139,000 (136,000 with the proof history too). */
+ * 139,000 (136,000 with the proof history too, 82,000 with the
+ * attacker's steeper rank). */
 #define PUZZLE_56_NODES 150000
 
 Test(threats, threes_the_defender_can_answer_with_fours_wait_so_puzzle_56_is_proven_within_150k_nodes, .timeout = 300)
