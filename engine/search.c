@@ -61,9 +61,9 @@
 #define QS_DEFEND_PLIES 4         /* open threes are answered only this near the horizon */
 /* every four at the first plies of the quiescence: freestyle 1 (the
  * replying side's bare four mostly puts off its answer: against 2, 20 s +
- * 0.5 s a move, freestyle 116-98-26
- * and 121-100-19, 54.1% of 480; 54.6% of 240 on an older version), the other rules 2 (in renju a white
- * bare four can force black's block onto a forbidden point: there 1 scored
+ * 0.5 s a move, freestyle 116-98-26 and 121-100-19, 54.1% of 480; 54.6%
+ * of 240 on an older version), the other rules 2 (in renju a white bare
+ * four can force black's block onto a forbidden point: there 1 scored
  * 73-90-10, stopped after 173) */
 #define QS_ALL_FOURS_PLIES_FREESTYLE 1
 #define QS_ALL_FOURS_PLIES 2
