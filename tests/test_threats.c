@@ -331,8 +331,8 @@ Test(threats, defences_skip_only_points_that_cannot_stop_the_straight_four)
 
 /* The tactics suite: positions with a proven forced win. */
 #define TACTICS_NODES 400000
-#define TACTICS_MIN_SOLVED 92 /* the right first move */
-#define TACTICS_MIN_PROVEN 88 /* the right first move with a proof */
+#define TACTICS_MIN_SOLVED 93 /* the right first move (puzzles 54 and 84 are not) */
+#define TACTICS_MIN_PROVEN 90 /* the right first move with a proof (61, 63 and 90 are not) */
 
 Test(threats, the_tactics_suite_is_proven_within_a_node_budget, .timeout = 600)
 {
