@@ -26,6 +26,43 @@ static int lines_of(const char *path)
     return n;
 }
 
+Test(train, games_start_from_the_openings_file_one_each, .timeout = 120)
+{
+    char dir[] = "/tmp/gomokud-open-XXXXXX", open_path[128], games[128], cmd[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(open_path, sizeof open_path, "%s/open.txt", dir);
+    snprintf(games, sizeof games, "%s/fs.games", dir);
+    FILE *f = fopen(open_path, "w");
+    cr_assert_not_null(f);
+    fputs("h8 i9 h10  # score 3\nj9 e5 f5 e10 k7  # score -31\n", f); /* `gomokud opengen` lines */
+    fclose(f);
+    /* three games from two openings would replay one: refused, nothing written */
+    snprintf(cmd, sizeof cmd, "%s/gen-data --rule freestyle --games 3 --nodes 400 --openings %s --out %s 2>/dev/null",
+             bin_dir(), open_path, games);
+    cr_assert_neq(system(cmd), 0, "%s", cmd);
+    cr_assert_eq(lines_of(games), -1, "no file written");
+    snprintf(cmd, sizeof cmd, "%s/gen-data --rule freestyle --games 2 --nodes 400 --openings %s --out %s", bin_dir(),
+             open_path, games);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    cr_assert_eq(lines_of(games), 2);
+    f = fopen(games, "r");
+    cr_assert_not_null(f);
+    char line[8192];
+    const char *start[2] = {"h8 i9 h10 ", "j9 e5 f5 e10 k7 "};
+    for (int i = 0; i < 2; i++) {
+        cr_assert(fgets(line, sizeof line, f));
+        char res;
+        int open, off;
+        cr_assert_eq(sscanf(line, "freestyle %c %d %n", &res, &open, &off), 2, "%s", line);
+        cr_assert_eq(open, i == 0 ? 3 : 5, "game %d: %s", i, line);
+        cr_assert_eq(strncmp(line + off, start[i], strlen(start[i])), 0, "game %d: %s", i, line);
+        cr_assert_not_null(strchr(line + off + strlen(start[i]), '/'), "the engine's moves follow: %s", line);
+    }
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
 {
     char dir[] = "/tmp/gomokud-train-XXXXXX", games[128], tables[128], cmd[1024];

@@ -18,6 +18,13 @@
  * next one, so an interrupted shard resumes where it stopped and a finished
  * one costs nothing to run again.
  *
+ *   build/bin/gen-data --rule freestyle --games 700 --nodes 30000 --openings open5.txt --out data/fs-200.games
+ *
+ * plays game i from the i-th opening of a `gomokud opengen` file instead
+ * (balanced openings: the games last about twice as long); a fixed node
+ * count would replay an opening's game exactly, so --games may not exceed
+ * the openings.
+ *
  * Openings: two to six stones placed alternately on random points of the
  * 7x7 centre (renju: none of black's forbidden), kept when a short search
  * gives neither side a forced win or a large score; the margin is loose
@@ -53,6 +60,7 @@
 #define OPENING_NODES 3000
 #define OPENING_BALANCE 250
 #define OPENING_TRIES 1000
+#define MAX_OPENINGS 20000 /* --openings: at most this many read */
 
 static uint64_t mix(uint64_t z)
 {
@@ -60,6 +68,31 @@ static uint64_t mix(uint64_t z)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* Reads up to max openings in the format of `gomokud opengen` (moves in
+ * notation, black first, then an optional "# comment"); returns how many,
+ * or -1 when the file cannot be read. */
+static int read_openings(const char *path, Rule rule, Position *out, int max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    static char line[4096];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        Position *p = &out[n];
+        *p = (Position){.rule = rule, .size = 15, .ordered = true};
+        for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+            Move m = move_parse(tok, 15);
+            if (m == MOVE_NONE || p->nmoves >= BOARD_MAX_MOVES) break;
+            p->moves[p->nmoves++] = m;
+        }
+        if (p->nmoves) n++;
+    }
+    fclose(f);
+    return n;
 }
 
 static bool make_opening(Engine *e, Rule rule, uint64_t seed, Position *p)
@@ -211,7 +244,7 @@ int main(int argc, char **argv)
 {
     Rule rule = RULE_FREESTYLE;
     long games = 1000, nodes = 8000, shard = 0, positions = 0;
-    const char *out = NULL, *leaves = NULL;
+    const char *out = NULL, *leaves = NULL, *openings = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "--rule") && rule_parse(v, &rule)) continue;
@@ -220,6 +253,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--shard")) shard = strtol(v, NULL, 10);
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--leaves")) leaves = v;
+        else if (!strcmp(a, "--openings")) openings = v;
         else if (!strcmp(a, "--positions")) positions = strtol(v, NULL, 10);
         else {
             fprintf(stderr, "gen-data: unknown argument %s\n", a);
@@ -227,8 +261,19 @@ int main(int argc, char **argv)
         }
     }
     if (!out || games < 1 || nodes < 100 || shard < 0 || argc % 2 == 0 || (leaves && positions < 1)) {
-        fprintf(stderr, "usage: gen-data --out FILE [--rule R] [--games N] [--nodes N] [--shard K]\n"
+        fprintf(stderr, "usage: gen-data --out FILE [--rule R] [--games N] [--nodes N] [--shard K] [--openings FILE]\n"
                         "       gen-data --out FILE --leaves GAMES --positions N [--nodes N] [--shard K]\n");
+        return 2;
+    }
+    static Position book[MAX_OPENINGS];
+    int nbook = openings ? read_openings(openings, rule, book, MAX_OPENINGS) : 0;
+    if (openings && nbook < 0) {
+        fprintf(stderr, "gen-data: cannot read %s\n", openings);
+        return 1;
+    }
+    if (openings && nbook < games) {
+        /* (a fixed node count replays an opening's game exactly: one game each) */
+        fprintf(stderr, "gen-data: %ld games need as many openings, %s has %d\n", games, openings, nbook);
         return 2;
     }
     int done = count_lines(out);
@@ -250,7 +295,8 @@ int main(int argc, char **argv)
     for (long g = done; g < games; g++) {
         static Position p;
         uint64_t seed = mix(((uint64_t)rule << 56) ^ ((uint64_t)shard << 32) ^ (uint64_t)g);
-        if (!make_opening(e, rule, seed, &p)) {
+        if (nbook) p = book[g];
+        else if (!make_opening(e, rule, seed, &p)) {
             fprintf(stderr, "gen-data: no opening for game %ld\n", g);
             return 1;
         }
