@@ -60,7 +60,6 @@
 #define OPENING_NODES 3000
 #define OPENING_BALANCE 250
 #define OPENING_TRIES 1000
-#define MAX_OPENINGS 20000 /* --openings: at most this many read */
 
 static uint64_t mix(uint64_t z)
 {
@@ -70,29 +69,41 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* Reads up to max openings in the format of `gomokud opengen` (moves in
- * notation, black first, then an optional "# comment"); returns how many,
- * or -1 when the file cannot be read. */
-static int read_openings(const char *path, Rule rule, Position *out, int max)
+/* Reads the first n openings of a `gomokud opengen` file (moves in
+ * notation, black first, then an optional "# comment") into out, each
+ * checked as a position (position_check). Returns how many it read, or -1
+ * after printing why the file cannot be used. */
+static int read_openings(const char *path, Rule rule, Position *out, int n)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
+    if (!f) {
+        fprintf(stderr, "gen-data: cannot read %s\n", path);
+        return -1;
+    }
     static char line[4096];
-    int n = 0;
-    while (n < max && fgets(line, sizeof line, f)) {
+    int got = 0, lineno = 0;
+    while (got < n && fgets(line, sizeof line, f)) {
+        lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
-        Position *p = &out[n];
+        Position *p = &out[got];
         *p = (Position){.rule = rule, .size = 15, .ordered = true};
         for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
             Move m = move_parse(tok, 15);
             if (m == MOVE_NONE || p->nmoves >= BOARD_MAX_MOVES) break;
             p->moves[p->nmoves++] = m;
         }
-        if (p->nmoves) n++;
+        if (!p->nmoves) continue;
+        PositionError err = position_check(p, NULL);
+        if (err != POSITION_OK) {
+            fprintf(stderr, "gen-data: %s line %d: %s\n", path, lineno, position_error_text(err));
+            fclose(f);
+            return -1;
+        }
+        got++;
     }
     fclose(f);
-    return n;
+    return got;
 }
 
 static bool make_opening(Engine *e, Rule rule, uint64_t seed, Position *p)
@@ -265,21 +276,22 @@ int main(int argc, char **argv)
                         "       gen-data --out FILE --leaves GAMES --positions N [--nodes N] [--shard K]\n");
         return 2;
     }
-    static Position book[MAX_OPENINGS];
-    int nbook = openings ? read_openings(openings, rule, book, MAX_OPENINGS) : 0;
-    if (openings && nbook < 0) {
-        fprintf(stderr, "gen-data: cannot read %s\n", openings);
-        return 1;
-    }
-    if (openings && nbook < games) {
-        /* (a fixed node count replays an opening's game exactly: one game each) */
-        fprintf(stderr, "gen-data: %ld games need as many openings, %s has %d\n", games, openings, nbook);
-        return 2;
-    }
     int done = count_lines(out);
     if (done < 0) return 1;
     if (done >= (leaves ? positions : games)) return 0;
     if (!engine_init()) return 1;
+    /* (after engine_init: position_check reads the pattern tables) */
+    static Position *book; /* --openings: game i's opening (lives to the exit) */
+    if (openings) {
+        book = malloc((size_t)games * sizeof *book);
+        int nbook = book ? read_openings(openings, rule, book, (int)games) : -1;
+        if (nbook < 0) return 1;
+        if (nbook < games) {
+            /* (a fixed node count replays an opening's game exactly: one game each) */
+            fprintf(stderr, "gen-data: %ld games need as many openings, %s has %d\n", games, openings, nbook);
+            return 2;
+        }
+    }
     Engine *e = engine_new(&(EngineOptions){.tt_mib = GEN_TT_MIB, .persistent = true});
     FILE *f = fopen(out, "a");
     if (!e || !f) {
@@ -295,7 +307,7 @@ int main(int argc, char **argv)
     for (long g = done; g < games; g++) {
         static Position p;
         uint64_t seed = mix(((uint64_t)rule << 56) ^ ((uint64_t)shard << 32) ^ (uint64_t)g);
-        if (nbook) p = book[g];
+        if (book) p = book[g];
         else if (!make_opening(e, rule, seed, &p)) {
             fprintf(stderr, "gen-data: no opening for game %ld\n", g);
             return 1;
