@@ -69,6 +69,20 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Appends to p the moves of a list in notation (a "/score" after a move is
+ * dropped), up to the first word that is not a move. */
+static void read_moves(char *s, Position *p)
+{
+    for (char *save = NULL, *tok = strtok_r(s, " \t\n", &save); tok && p->nmoves < BOARD_MAX_MOVES;
+         tok = strtok_r(NULL, " \t\n", &save)) {
+        char *slash = strchr(tok, '/');
+        if (slash) *slash = 0;
+        Move m = move_parse(tok, 15);
+        if (m == MOVE_NONE) break;
+        p->moves[p->nmoves++] = m;
+    }
+}
+
 /* Reads the first n openings of a `gomokud opengen` file (moves in
  * notation, black first, then an optional "# comment") into out, each
  * checked as a position (position_check). Returns how many it read, or -1
@@ -88,11 +102,7 @@ static int read_openings(const char *path, Rule rule, Position *out, int n)
         if (hash) *hash = 0;
         Position *p = &out[got];
         *p = (Position){.rule = rule, .size = 15, .ordered = true};
-        for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-            Move m = move_parse(tok, 15);
-            if (m == MOVE_NONE || p->nmoves >= BOARD_MAX_MOVES) break;
-            p->moves[p->nmoves++] = m;
-        }
+        read_moves(line, p);
         if (!p->nmoves) continue;
         PositionError err = position_check(p, NULL);
         if (err != POSITION_OK) {
@@ -174,13 +184,7 @@ static bool gen_leaves(Engine *e, const char *games_path, long positions, long n
         Position *p = &games[ngames];
         *p = (Position){.size = 15, .ordered = true};
         if (sscanf(line, "%15s %c %d%n", rule_s, &res, &first, &off) != 3 || !rule_parse(rule_s, &p->rule)) continue;
-        for (char *save = NULL, *tok = strtok_r(line + off, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-            char *slash = strchr(tok, '/');
-            if (slash) *slash = 0;
-            Move m = move_parse(tok, 15);
-            if (m == MOVE_NONE) break;
-            p->moves[p->nmoves++] = m;
-        }
+        read_moves(line + off, p);
         if (p->nmoves > first + 1) firsts[ngames++] = first;
     }
     fclose(f);
@@ -281,7 +285,7 @@ int main(int argc, char **argv)
     if (done >= (leaves ? positions : games)) return 0;
     if (!engine_init()) return 1;
     /* (after engine_init: position_check reads the pattern tables) */
-    static Position *book; /* --openings: game i's opening (lives to the exit) */
+    Position *book = NULL; /* --openings: game i's opening (lives to the exit) */
     if (openings) {
         book = malloc((size_t)games * sizeof *book);
         int nbook = book ? read_openings(openings, rule, book, (int)games) : -1;
