@@ -285,7 +285,7 @@ int main(int argc, char **argv)
     if (done >= (leaves ? positions : games)) return 0;
     if (!engine_init()) return 1;
     /* (after engine_init: position_check reads the pattern tables) */
-    Position *book = NULL; /* --openings: game i's opening (lives to the exit) */
+    static Position *book; /* --openings: game i's opening (static: reachable until the exit, which frees it) */
     if (openings) {
         book = malloc((size_t)games * sizeof *book);
         int nbook = book ? read_openings(openings, rule, book, (int)games) : -1;
