@@ -63,6 +63,33 @@ Test(train, games_start_from_the_openings_file_one_each, .timeout = 120)
     cr_assert_eq(system(cmd), 0);
 }
 
+Test(train, an_openings_line_with_a_word_that_is_not_a_move_is_refused, .timeout = 60)
+{
+    char dir[] = "/tmp/gomokud-badopen-XXXXXX", open_path[128], games[128], err[128], cmd[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(open_path, sizeof open_path, "%s/open.txt", dir);
+    snprintf(games, sizeof games, "%s/fs.games", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    FILE *f = fopen(open_path, "w");
+    cr_assert_not_null(f);
+    /* "i99" is no point of a 15x15 board: the opening must not be cut to h8 alone */
+    fputs("h8 i9 h10  # score 3\nh8 i99 h10 j9  # a typo\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s/gen-data --rule freestyle --games 2 --nodes 400 --openings %s --out %s 2>%s", bin_dir(),
+             open_path, games, err);
+    cr_assert_neq(system(cmd), 0, "%s", cmd);
+    cr_assert_eq(lines_of(games), -1, "no file written");
+    f = fopen(err, "r");
+    cr_assert_not_null(f);
+    char msg[512] = "";
+    cr_assert_not_null(fgets(msg, sizeof msg, f));
+    fclose(f);
+    cr_assert_not_null(strstr(msg, "line 2"), "%s", msg);
+    cr_assert_not_null(strstr(msg, "\"i99\""), "%s", msg);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
 {
     char dir[] = "/tmp/gomokud-train-XXXXXX", games[128], tables[128], cmd[1024];

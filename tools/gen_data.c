@@ -70,17 +70,18 @@ static uint64_t mix(uint64_t z)
 }
 
 /* Appends to p the moves of a list in notation (a "/score" after a move is
- * dropped), up to the first word that is not a move. */
-static void read_moves(char *s, Position *p)
+ * dropped). Returns NULL, or the first word that is not a move (or one
+ * move too many): the caller refuses the line rather than cut it short. */
+static const char *read_moves(char *s, Position *p)
 {
-    for (char *save = NULL, *tok = strtok_r(s, " \t\n", &save); tok && p->nmoves < BOARD_MAX_MOVES;
-         tok = strtok_r(NULL, " \t\n", &save)) {
+    for (char *save = NULL, *tok = strtok_r(s, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
         char *slash = strchr(tok, '/');
         if (slash) *slash = 0;
         Move m = move_parse(tok, 15);
-        if (m == MOVE_NONE) break;
+        if (m == MOVE_NONE || p->nmoves >= BOARD_MAX_MOVES) return tok;
         p->moves[p->nmoves++] = m;
     }
+    return NULL;
 }
 
 /* Reads the first n openings of a `gomokud opengen` file (moves in
@@ -102,7 +103,12 @@ static int read_openings(const char *path, Rule rule, Position *out, int n)
         if (hash) *hash = 0;
         Position *p = &out[got];
         *p = (Position){.rule = rule, .size = 15, .ordered = true};
-        read_moves(line, p);
+        const char *bad = read_moves(line, p);
+        if (bad) {
+            fprintf(stderr, "gen-data: %s line %d: \"%s\" is not a move\n", path, lineno, bad);
+            fclose(f);
+            return -1;
+        }
         if (!p->nmoves) continue;
         PositionError err = position_check(p, NULL);
         if (err != POSITION_OK) {
@@ -177,14 +183,20 @@ static bool gen_leaves(Engine *e, const char *games_path, long positions, long n
     static char line[8192];
     static Position games[20000];
     static int firsts[20000];
-    int ngames = 0;
+    int ngames = 0, lineno = 0;
     while (ngames < 20000 && fgets(line, sizeof line, f)) {
+        lineno++;
         char rule_s[16], res;
         int first, off;
         Position *p = &games[ngames];
         *p = (Position){.size = 15, .ordered = true};
         if (sscanf(line, "%15s %c %d%n", rule_s, &res, &first, &off) != 3 || !rule_parse(rule_s, &p->rule)) continue;
-        read_moves(line + off, p);
+        const char *bad = read_moves(line + off, p);
+        if (bad) {
+            fprintf(stderr, "gen-data: %s line %d: \"%s\" is not a move\n", games_path, lineno, bad);
+            fclose(f);
+            return false;
+        }
         if (p->nmoves > first + 1) firsts[ngames++] = first;
     }
     fclose(f);
