@@ -104,8 +104,8 @@
 #define LATE_VCT_TIME_PCT 95
 #define LATE_VCT_NODES 4000000
 /* ...and in analysis (not Limits.play) the iterative deepening itself
- * stops at this share of a time limit then, so that the VCT always gets
- * the rest: a position whose threats the root VCT could not settle is
+ * stops at this share of a time or node limit then, so that the VCT always
+ * gets the rest: a position whose threats the root VCT could not settle is
  * where they decide the game. In play that cost about 30 Elo (45% of 240
  * games at 0.5 s a move against the version without it), so there the
  * VCT gets only what the iterations leave. */
@@ -941,8 +941,12 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     out->pvs[0].mate = 0;
 
     int64_t deadline = e->deadline_ns;
-    if (deadline && e->vct_open && !proven_plies && !limits->play)
-        e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_TIME_PCT;
+    uint64_t node_limit = e->node_limit;
+    if (e->vct_open && !proven_plies && !limits->play) {
+        if (deadline) e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_TIME_PCT;
+        if (node_limit && full_node_limit * VCT_OPEN_MAIN_TIME_PCT / 100 < node_limit)
+            e->node_limit = full_node_limit * VCT_OPEN_MAIN_TIME_PCT / 100;
+    }
     Score prev[ENGINE_MAX_MULTIPV];
     bool cut_short = false;
     Move last_best = MOVE_NONE;
@@ -1016,12 +1020,14 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         e->root[0].score > -SCORE_INF)
         fill_line(&out->pvs[0], &e->root[0]);
     out->complete = !e->stopped && !cut_short;
-    if (e->deadline_ns != deadline && e->stopped && search_now_ns() < deadline &&
-        !(e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) && !(e->node_limit && e->nodes >= e->node_limit)) {
+    if ((e->deadline_ns != deadline || e->node_limit != node_limit) && e->stopped &&
+        (!deadline || search_now_ns() < deadline) && !(e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) &&
+        !(node_limit && e->nodes >= node_limit)) {
         cut_short = true; /* only the share kept for the VCT is over */
         e->stopped = false;
     }
     e->deadline_ns = deadline;
+    e->node_limit = node_limit;
     if (move_check && !proven_plies) {
         e->deadline_ns = full_deadline;
         e->node_limit = full_node_limit;
