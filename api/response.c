@@ -127,7 +127,7 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          api_json_put(o, "forbidden", api_json_moves(res->forbidden, clamp(res->nforbidden, 0, BOARD_MAX_MOVES), size)) &&
          api_json_put(o, "opening", api_opening_value(api_position_opening(&req->pos))) &&
          api_json_put(o, "threat", threat_value(res, size)) &&
-         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
+         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : res->from_proof ? "proof" : "search"));
     cJSON_Delete(pvs);
     if (!ok) {
         cJSON_Delete(o);
@@ -407,7 +407,7 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
          api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
          api_json_put(o, "time_ms", cJSON_CreateNumber((double)res->time_ms)) &&
          api_json_put(o, "complete", cJSON_CreateBool(res->complete)) &&
-         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : "search"));
+         api_json_put(o, "source", cJSON_CreateString(res->from_book ? "book" : res->from_proof ? "proof" : "search"));
     cJSON_Delete(cands);
     if (!ok) {
         cJSON_Delete(o);

@@ -11,6 +11,7 @@
 
 #define THREAT_CACHE_ENTRIES (1u << 20) /* proof-number table: 24 MiB */
 #define QUIET_ANSWERS_ENTRIES (1u << 13) /* answers to quiet threat moves: 640 KiB */
+#define PROVEN_LINES (1u << 9)            /* kept proofs (keep_proofs): 264 KiB */
 
 bool engine_init(void)
 {
@@ -34,6 +35,11 @@ Engine *engine_new(const EngineOptions *opt)
     e->quiet_answers = calloc(QUIET_ANSWERS_ENTRIES, sizeof *e->quiet_answers);
     if (!e->quiet_answers) goto fail;
     e->answers_mask = QUIET_ANSWERS_ENTRIES - 1;
+    if (e->persistent || (opt && opt->keep_proofs)) {
+        e->proofs = calloc(PROVEN_LINES, sizeof *e->proofs);
+        if (!e->proofs) goto fail;
+        e->proofs_mask = PROVEN_LINES - 1;
+    }
     board_reset(&e->board, BOARD_DEFAULT_SIZE, RULE_FREESTYLE);
     /* the tables are written once now, so that the system maps their pages
      * here rather than page by page inside the first searches */
@@ -50,6 +56,7 @@ void engine_free(Engine *e)
     tt_free(&e->tt);
     free(e->threat_cache);
     free(e->quiet_answers);
+    free(e->proofs);
     free(e);
 }
 
@@ -59,6 +66,7 @@ void engine_clear(Engine *e)
     memset(e->history, 0, sizeof e->history);
     memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
     memset(e->quiet_answers, 0, (e->answers_mask + 1) * sizeof *e->quiet_answers);
+    if (e->proofs) memset(e->proofs, 0, (e->proofs_mask + 1) * sizeof *e->proofs);
 }
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }

@@ -58,6 +58,10 @@ typedef struct {
     bool persistent;   /* searches learn from earlier ones (TT, history): for a game,
                           as the pbrain front end plays one; off, every search starts
                           fresh and an identical request gets an identical answer */
+    bool keep_proofs;  /* wins the threat solver proved are kept (a few hundred
+                          lines) and answer any later search of a position on such
+                          a line at once (EngineResult.from_proof); always on when
+                          persistent */
 } EngineOptions;
 
 /* A position to analyse: the stones as a move sequence alternating from
@@ -137,6 +141,7 @@ typedef struct EngineResult {
     int nforbidden;                 /* renju with black to move: black's forbidden points */
     Move forbidden[BOARD_MAX_MOVES];
     bool from_book; /* the move, score and line come from the opening book, not a search */
+    bool from_proof; /* ...from a win an earlier search proved (EngineOptions.keep_proofs) */
     /* The opponent's forced win the root found (the VCF it would have if
      * the side to move passed, or failing that its VCT: threat_vct),
      * threat_len 0 for none: then only the root moves after which it has

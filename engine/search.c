@@ -828,6 +828,54 @@ static void check_move(Engine *e, EngineResult *out)
     }
 }
 
+/* Keeps a proven win (keep_proofs): the line from the root, and from each
+ * later position of it where the winner is to move, the rest of it. */
+static void proof_keep(Engine *e, const Move *line, int len)
+{
+    if (!e->proofs) return;
+    Board *b = &e->board;
+    int played = 0;
+    for (int k = 0; k + 1 <= len; k += 2) {
+        ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
+        p->key = b->key;
+        p->len = (int16_t)(len - k);
+        memcpy(p->line, line + k, sizeof(Move) * (size_t)(len - k));
+        if (k + 2 > len - 1) break;
+        board_play(b, line[k]);
+        board_play(b, line[k + 1]);
+        played += 2;
+    }
+    while (played--) board_undo(b);
+}
+
+/* A kept proof of the position on the board: its line, after checking
+ * that it replays to a five under the rule (a key that only collides is
+ * not taken). Returns its length or 0. */
+static int proof_find(Engine *e, Move *line)
+{
+    if (!e->proofs) return 0;
+    Board *b = &e->board;
+    const ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
+    if (p->key != b->key || p->len < 1) return 0;
+    Color winner = b->to_move;
+    int played = 0;
+    bool five = false;
+    for (int k = 0; k < p->len; k++) {
+        Move m = p->line[k];
+        if (!board_empty(b, m) || !rules_is_legal(b, m)) break;
+        if (board_makes_five(b, m, b->to_move)) {
+            five = k == p->len - 1 && b->to_move == winner;
+            break;
+        }
+        board_play(b, m);
+        played++;
+    }
+    while (played--) board_undo(b);
+    if (!five) return 0;
+    memcpy(line, p->line, sizeof(Move) * (size_t)p->len);
+    return p->len;
+}
+
 /* Puts a proven win first among the reported lines (multi-PV searches keep
  * the other lines the search found). */
 static void merge_proven(EngineResult *out, Score s, const Move *line, int len)
@@ -920,7 +968,14 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     int proven_len = 0, proven_plies = 0;
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
     e->vct_open = false; /* (set by the root VCT, if it runs) */
-    if (!(e->disable & ENGINE_NO_THREATS)) proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
+    if (!(e->disable & ENGINE_NO_THREATS)) {
+        proven_plies = proven_len = proof_find(e, proven);
+        out->from_proof = proven_plies > 0 && multipv == 1;
+        if (!proven_plies) {
+            proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
+            if (proven_plies) proof_keep(e, proven, proven_len);
+        }
+    }
     e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
     if (proven_plies && multipv == 1) {
         fill_proven(out, mate_in(proven_plies), proven, proven_len);
@@ -1039,6 +1094,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
         if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len, NULL);
         e->threat_deadline_ns = 0;
+        if (proven_plies) proof_keep(e, proven, proven_len);
     }
     if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
     finish(e, out);

@@ -19,6 +19,12 @@
 #define MAX_PLY 128
 
 typedef struct {
+    uint64_t key;  /* the position's Zobrist key; 0 = empty slot */
+    int16_t len;   /* plies to the five */
+    Move line[THREAT_MAX_LINE];
+} ProvenLine;
+
+typedef struct {
     Move move;
     Score score;   /* last iteration's score; -SCORE_INF when it failed low */
     int32_t order; /* generation-time ordering score */
@@ -55,6 +61,11 @@ struct Engine {
     size_t threat_mask;
     QuietAnswers *quiet_answers;
     size_t answers_mask;
+    /* Wins proven by the threat solver in earlier searches (EngineOptions.
+     * keep_proofs): the line from each position of a proof where the winner
+     * is to move, by the position's key; NULL when off. */
+    ProvenLine *proofs;
+    size_t proofs_mask;
 };
 
 /* Builds the search's read-only tables (the reduction table); called by

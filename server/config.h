@@ -52,6 +52,7 @@ typedef struct {
     int rate_limit;              /* requests per second per client on the /v1 routes; 0 = off */
     int rate_burst;              /* requests a client may make at once (the bucket's size) */
     int result_cache;            /* identical analyses answered again from memory; 0 = off */
+    int keep_proofs;             /* 1: a worker answers positions on a win it proved before at once */
     char web_root[CONFIG_PATH_MAX]; /* directory served at / instead of the embedded page; "" = embedded */
     char book_file[CONFIG_PATH_MAX]; /* opening book: "builtin", a file, or "" for none (server/book.h) */
     int fault_injection;         /* tests only: 1 honours the X-Gomokud-Fault header; 0 (default) ignores it */

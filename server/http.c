@@ -992,7 +992,7 @@ static void *worker_init(void *ctx, int index)
 {
     Server *s = ctx;
     (void)index;
-    EngineOptions opt = {.tt_mib = (size_t)s->cfg.tt_mib};
+    EngineOptions opt = {.tt_mib = (size_t)s->cfg.tt_mib, .keep_proofs = s->cfg.keep_proofs};
     Engine *e = engine_new(&opt);
     if (e) engine_set_book(e, s->book);
     return e;

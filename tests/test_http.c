@@ -975,6 +975,49 @@ Test(http, the_built_in_book_answers_the_centre_opening_and_book_false_searches,
     stop();
 }
 
+/* keep_proofs: a worker that proved a win answers a later position on that
+ * win's line at once ("source": "proof"), even with a budget that could not
+ * prove it; with keep_proofs = 0 that position is searched, and unproven. */
+static void kept_proof_case(int keep)
+{
+    Config c;
+    test_config(&c);
+    c.workers = 1; /* (proofs are kept per worker) */
+    c.result_cache = 0;
+    c.keep_proofs = keep;
+    start(&c);
+    /* tactics puzzle 55 (renju, black wins in 11) */
+    const char *stones = "\"f11\",\"h11\",\"g11\",\"g10\",\"h10\",\"k10\",\"i10\",\"i9\",\"j10\",\"k9\","
+                         "\"j9\",\"i8\",\"h8\",\"j7\",\"h7\",\"g6\",\"f6\",\"i6\",\"k6\",\"f5\"";
+    char body[1024], buf[16];
+    snprintf(body, sizeof body, "{\"rule\":\"renju\",\"moves\":[%s],\"limits\":{\"nodes\":300000}}", stones);
+    Resp r = request("POST", "/v1/analyze", body, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"mate\":11,"), "%s", r.body);
+    cr_assert(strstr(r.body, "\"pv\":[\"j11\",\"i7\",\"i5\","), "%s", r.body);
+    cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
+    resp_free(&r);
+    /* two plies on, with 50 nodes */
+    snprintf(body, sizeof body, "{\"rule\":\"renju\",\"moves\":[%s,\"j11\",\"i7\"],\"limits\":{\"nodes\":50}}", stones);
+    r = request("POST", "/v1/analyze", body, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    if (keep) {
+        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "proof", "%s", r.body);
+        cr_assert(strstr(r.body, "\"mate\":10,"), "%s", r.body);
+        cr_assert(strstr(r.body, "\"best_move\":\"i5\""), "%s", r.body);
+        cr_assert(strstr(r.body, "\"winrate\":1,"), "%s", r.body);
+    } else {
+        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
+        cr_assert(strstr(r.body, "\"mate\":null"), "%s", r.body);
+    }
+    resp_free(&r);
+    stop();
+}
+
+Test(http, a_worker_answers_positions_on_a_win_it_proved_from_the_proof, .timeout = 60) { kept_proof_case(1); }
+
+Test(http, with_keep_proofs_off_every_position_is_searched_afresh, .timeout = 60) { kept_proof_case(0); }
+
 Test(http, without_a_book_everything_is_searched_and_info_says_so, .timeout = 30)
 {
     start_with_book("");

@@ -745,6 +745,53 @@ Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vct)
     engine_free(e);
 }
 
+/* A worker that keeps proofs (EngineOptions.keep_proofs) answers a position
+ * on the line of a win it proved before at once, with the rest of that line,
+ * whatever the new search's budget; one that does not, or after
+ * engine_clear, searches it from nothing. */
+Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
+{
+    int n;
+    Tactic *t = load_suite(&n);
+    Engine *keep = engine_new(&(EngineOptions){.tt_mib = 4, .keep_proofs = true});
+    Engine *fresh = engine_new(&(EngineOptions){.tt_mib = 4});
+    int checked = 0;
+    for (int i = 0; i < n && checked < 3; i++) {
+        if (strcmp(t[i].kind, "vct")) continue;
+        t[i].pos.ordered = false;
+        EngineResult r, later, cold;
+        engine_clear(keep);
+        cr_assert_eq(engine_analyze(keep, &t[i].pos, &(Limits){.nodes = 300000}, &r, NULL), POSITION_OK);
+        if (r.mate < 5 || r.from_proof) continue;
+        /* two plies on: the winner to move again, a win in r.mate - 1 */
+        Tactic on = t[i];
+        on.pos.moves[on.pos.nmoves++] = r.pvs[0].pv[0];
+        on.pos.moves[on.pos.nmoves++] = r.pvs[0].pv[1];
+        on.nwins = 1;
+        on.wins[0] = r.pvs[0].pv[2];
+        cr_assert_eq(engine_analyze(fresh, &on.pos, &(Limits){.nodes = 50}, &cold, NULL), POSITION_OK);
+        if (cold.mate > 0) continue; /* 50 nodes prove it anyway: no test of the kept line */
+        cr_assert_not(cold.from_proof);
+        cr_assert_eq(engine_analyze(keep, &on.pos, &(Limits){.nodes = 50}, &later, NULL), POSITION_OK);
+        /* (only the threat solver's proofs are kept: a shorter mate the main
+         * search found can take the answer's place, off the kept line) */
+        if (!later.from_proof) continue;
+        cr_assert_eq(later.mate, r.mate - 1, "puzzle %d", i + 1);
+        cr_assert_eq(later.best_move, r.pvs[0].pv[2], "puzzle %d", i + 1);
+        cr_assert_eq(later.pvs[0].pv_len, r.pvs[0].pv_len - 2, "puzzle %d", i + 1);
+        cr_assert(tactics_proof_replays(&on, &later), "puzzle %d: the kept line replays to a five", i + 1);
+        engine_clear(keep);
+        cr_assert_eq(engine_analyze(keep, &on.pos, &(Limits){.nodes = 50}, &later, NULL), POSITION_OK);
+        cr_assert_not(later.from_proof, "puzzle %d: engine_clear forgets kept proofs", i + 1);
+        cr_assert_eq(later.mate, cold.mate, "puzzle %d", i + 1);
+        checked++;
+    }
+    cr_assert_eq(checked, 3, "three VCT puzzles with long proofs checked");
+    engine_free(keep);
+    engine_free(fresh);
+    free(t);
+}
+
 /* A puzzle line may leave winning_moves empty (a held-out puzzle without
  * its answer): any first move counts, and only a proof that replays to a
  * five makes it solved. */
