@@ -35,7 +35,7 @@ static void analyze_usage(FILE *f)
             "  --max-depth N       cap every search at depth N (default: no cap)\n"
             "  --max-nodes N       cap every search at N nodes (default: no cap)\n"
             "  --default-time-ms N time for a request that gives no limits (default %d)\n"
-            "  --keep-tt           keep the transposition table from one request to the next\n"
+            "  --keep-tt           keep the transposition table and proofs from one request to the next\n"
             "  --help              show this help\n",
             ENGINE_DEFAULT_TT_MIB, ANALYZE_DEFAULT_TIME_MS);
 }
