@@ -67,6 +67,11 @@
  * time), each try within this share of the nodes spent so far, plus a floor */
 #define SHORTEN_SHARE 4
 #define SHORTEN_MIN_NODES 2000
+/* VCT: when an answer of the defender's is proven lost, its unproven
+ * siblings are first tried by replaying that proof (simulation, see sim):
+ * most answers lose to the same attack, and a replay costs only the proof's
+ * size. 0 turns it off (to measure it). */
+#define SIMULATION 1
 
 typedef struct { /* (24 bytes: a deep VCF keeps a few hundred frames of these) */
     uint64_t key;
@@ -139,6 +144,7 @@ static void store(ThreatSearch *ts, uint64_t key, int rem, uint32_t pn, uint32_t
 
 static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn, Child *out);
 static int follow(ThreatSearch *ts, int ply, int rem, Move *line);
+static bool sim_child(ThreatSearch *ts, int ply, int rem, Child *ch, int j, int p);
 
 static bool legal(Board *b, Move m) { return !(b->to_move == BLACK && movegen_forbidden(b, m)); }
 
@@ -661,6 +667,9 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         play_child(ts, &ch[bi]);
         mid(ts, ply + 1, rem - 1, cpn, cdn, &ch[bi]);
         undo_child(ts, &ch[bi]);
+        if (SIMULATION && ts->vct && !or_node && ch[bi].pn == 0 && !ts->aborted)
+            for (int j = 0; j < n && !ts->aborted; j++)
+                if (ch[j].pn && ch[j].dn) sim_child(ts, ply, rem, ch, j, bi);
     }
     if (pn == 0) {
         /* attacker: the shortest proven move; defender: the longest answer */
@@ -679,6 +688,119 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
     out->dn = dn;
     out->len = (int16_t)(pn == 0 ? len : 0);
     store(ts, key, rem, pn, dn, out->len, best);
+}
+
+static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta);
+
+/* Simulation of the defender's move c at the node on the board (see sim):
+ * as mapped by delta, or (four) a four of the defender's whose forced block
+ * leaves a position like this node's, mapped to the same proven node. */
+static int sim_four(ThreatSearch *ts, int ply, int rem, uint64_t delta, const Child *c, bool four)
+{
+    Board *b = ts->b;
+    if (!four) {
+        play_child(ts, c);
+        int l = sim(ts, ply + 1, rem - 1, delta);
+        undo_child(ts, c);
+        return l;
+    }
+    uint64_t here = node_key(ts, b->key, ts->quiet_used);
+    play_child(ts, c);
+    Move f[2];
+    Color att = b->to_move;
+    int l = 0;
+    if (rem >= 3 && !movegen_five_points(b, att, f, 1) && movegen_five_points(b, OPPONENT(att), f, 2) == 1 && legal(b, f[0])) {
+        uint64_t after = node_key(ts, b->key, ts->quiet_used);
+        board_play(b, f[0]);
+        int k = sim(ts, ply + 2, rem - 2, node_key(ts, b->key, ts->quiet_used) ^ here ^ delta);
+        board_undo(b);
+        if (k) {
+            l = k + 1;
+            store(ts, after, rem - 1, 0, PN_INF, l, f[0]);
+        }
+    }
+    undo_child(ts, c);
+    return l;
+}
+
+/*
+ * Simulation (Kawano's, from tsume-shogi df-pn): proves the node on the
+ * board by replaying the proof of a similar node, the one whose table key
+ * is this node's key ^ delta (a sibling answer, or the position before a
+ * counter-four and its block). At attacker nodes only the move the similar
+ * node won with is tried; at defender nodes every answer is (each must map
+ * to a proven node, checked before any is played). Every step is checked
+ * on the board, so a simulation that succeeds is a proof; one that fails
+ * says nothing. Returns the proof's length or 0.
+ */
+static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta)
+{
+    Board *b = ts->b;
+    uint64_t key = node_key(ts, b->key, ts->quiet_used);
+    Child c;
+    if (lookup(ts, key, rem, &c)) {
+        if (c.pn == 0) return c.len;
+        if (c.dn == 0) return 0;
+    }
+    if (tick(ts)) return 0;
+    Child ch[MAX_CHILDREN];
+    int n, len = 0;
+    Move best = MOVE_NONE;
+    NodeState st = expand(ts, ply, rem, ch, &n, &len, &best);
+    if (ts->aborted) return 0;
+    if (st != NODE_OPEN) {
+        bool won = st == NODE_PROVEN;
+        store(ts, key, rem, won ? 0 : PN_INF, won ? PN_INF : 0, won ? len : 0, best);
+        return won ? len : 0;
+    }
+    if (b->to_move == ts->attacker) {
+        uint64_t mk = key ^ delta;
+        const ThreatEntry *e = &ts->cache[mk & ts->cache_mask];
+        if (e->key != mk || e->pn != 0 || e->best == MOVE_NONE) return 0;
+        int i = 0;
+        while (i < n && ch[i].move != e->best) i++;
+        if (i == n) return 0;
+        play_child(ts, &ch[i]);
+        int l = sim(ts, ply + 1, rem - 1, delta);
+        undo_child(ts, &ch[i]);
+        if (!l) return 0;
+        len = l + 1;
+        best = ch[i].move;
+    } else {
+        bool mapped[MAX_CHILDREN];
+        for (int i = 0; i < n; i++) {
+            uint64_t ck = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used);
+            const ThreatEntry *e = &ts->cache[ck & ts->cache_mask], *m = &ts->cache[(ck ^ delta) & ts->cache_mask];
+            mapped[i] = (e->key == ck && e->pn == 0) || (m->key == (ck ^ delta) && m->pn == 0);
+            if (!mapped[i] && !threat_is_four(board_threat(b, ch[i].move, b->to_move))) return 0;
+        }
+        for (int i = 0; i < n; i++) {
+            int l = mapped[i] ? sim_four(ts, ply, rem, delta, &ch[i], false) : sim_four(ts, ply, rem, delta, &ch[i], true);
+            if (!l) return 0;
+            if (l + 1 > len) {
+                len = l + 1;
+                best = ch[i].move;
+            }
+        }
+    }
+    store(ts, key, rem, 0, PN_INF, len, best);
+    return len;
+}
+
+/* Tries to prove child j of the defender node on the board (not yet
+ * proven) by simulation of its proven sibling p. A defender's four is
+ * tried instead against the node itself: after the four and its forced
+ * block the same answers should win again. */
+static bool sim_child(ThreatSearch *ts, int ply, int rem, Child *ch, int j, int p)
+{
+    Board *b = ts->b;
+    bool four = threat_is_four(board_threat(b, ch[j].move, b->to_move));
+    int l = sim_four(ts, ply, rem, four ? 0 : ch[j].key ^ ch[p].key, &ch[j], four);
+    if (!l) return false;
+    ch[j].pn = 0;
+    ch[j].dn = PN_INF;
+    ch[j].len = (int16_t)l;
+    return true;
 }
 
 /* Proves the node on the board again when the table lost it. */

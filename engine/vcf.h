@@ -52,7 +52,15 @@
  * cycle handling. A new child's first numbers come from the move order
  * (the policy's score; in the VCT also how often the point has already won
  * a proven attacker node in this search, so threats that beat one answer
- * are tried first against its siblings) and the threat it makes.
+ * are tried first against its siblings) and the threat it makes. In the
+ * VCT, once one answer of a defender node is proven lost, each other one
+ * is first tried by simulation (Kawano's, from tsume-shogi): the proven
+ * sibling's proof replayed, the attacker playing at every node the move
+ * that won the corresponding node of the sibling (its table key differs by
+ * the two answers' stones), every defender answer checked; a defender's
+ * four is replayed against the node itself, after its forced block. A
+ * replay that holds is a proof; one that fails costs little and says
+ * nothing.
  *
  * A proof comes back as the winning line: attacker and defender moves
  * alternating, the defender always taking the answer that holds out

@@ -630,6 +630,18 @@ Test(threats, unlikely_threats_wait_longer_so_puzzle_65_is_proven_within_20k_nod
     assert_vct_proven_within(64, PUZZLE_65_NODES, true);
 }
 
+/* Puzzle 64, a renju VCT: most of the defender's answers along the way
+ * lose to the same attack as an answer proven before. Proving each of them
+ * by df-pn anew took about 10,700 nodes to the first proof (256k-entry
+ * table); trying first to replay the proof of a proven sibling answer
+ * (simulation, SIMULATION), about 3,400. */
+#define PUZZLE_64_NODES 6000
+
+Test(threats, answers_that_lose_like_a_sibling_are_proven_by_its_proof_so_puzzle_64_takes_6k_nodes, .timeout = 300)
+{
+    assert_vct_proven_within(63, PUZZLE_64_NODES, true);
+}
+
 Test(threats, every_answer_to_a_quiet_vcf_threat_loses, .timeout = 300)
 {
     /* puzzle 72 again: after black's quiet j10 the VCT answers only with
