@@ -829,35 +829,37 @@ static void check_move(Engine *e, EngineResult *out)
 }
 
 /* Keeps a proven win (keep_proofs): the line from the root, and from each
- * later position of it where the winner is to move, the rest of it. */
+ * later position of it, the rest of it. Where the winner is to move the
+ * rest is a win; where the loser is, a loss (every answer of the loser's
+ * was refuted in the proof). */
 static void proof_keep(Engine *e, const Move *line, int len)
 {
     if (!e->proofs) return;
     Board *b = &e->board;
     int played = 0;
-    for (int k = 0; k + 1 <= len; k += 2) {
+    for (int k = 0; k + 1 < len; k++) {
         ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
         p->key = b->key;
         p->len = (int16_t)(len - k);
         memcpy(p->line, line + k, sizeof(Move) * (size_t)(len - k));
-        if (k + 2 > len - 1) break;
         board_play(b, line[k]);
-        board_play(b, line[k + 1]);
-        played += 2;
+        played++;
     }
     while (played--) board_undo(b);
 }
 
 /* A kept proof of the position on the board: its line, after checking
  * that it replays to a five under the rule (a key that only collides is
- * not taken). Returns its length or 0. */
-static int proof_find(Engine *e, Move *line)
+ * not taken); *won says whether the side to move wins (an odd length) or
+ * loses. Returns its length or 0. */
+static int proof_find(Engine *e, Move *line, bool *won)
 {
     if (!e->proofs) return 0;
     Board *b = &e->board;
     const ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
     if (p->key != b->key || p->len < 1) return 0;
-    Color winner = b->to_move;
+    *won = p->len % 2 == 1;
+    Color winner = *won ? b->to_move : OPPONENT(b->to_move);
     int played = 0;
     bool five = false;
     for (int k = 0; k < p->len; k++) {
@@ -969,7 +971,17 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
     e->vct_open = false; /* (set by the root VCT, if it runs) */
     if (!(e->disable & ENGINE_NO_THREATS)) {
-        proven_plies = proven_len = proof_find(e, proven);
+        bool won = false;
+        proven_plies = proven_len = proof_find(e, proven, &won);
+        if (proven_plies && !won) {
+            if (multipv == 1) { /* lost: the proof's longest defence */
+                fill_proven(out, mated_in(proven_len), proven, proven_len);
+                out->from_proof = true;
+                finish(e, out);
+                return;
+            }
+            proven_plies = proven_len = 0;
+        }
         out->from_proof = proven_plies > 0 && multipv == 1;
         if (!proven_plies) {
             proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);

@@ -759,8 +759,9 @@ Test(threats, the_root_searches_only_moves_that_refute_the_opponents_vct)
 
 /* A worker that keeps proofs (EngineOptions.keep_proofs) answers a position
  * on the line of a win it proved before at once, with the rest of that line,
- * whatever the new search's budget; one that does not, or after
- * engine_clear, searches it from nothing. */
+ * whatever the new search's budget (a win for the winner to move, a loss for
+ * the loser); one that does not, or after engine_clear, searches it from
+ * nothing. */
 Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
 {
     int n;
@@ -792,6 +793,15 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
         cr_assert_eq(later.best_move, r.pvs[0].pv[2], "puzzle %d", i + 1);
         cr_assert_eq(later.pvs[0].pv_len, r.pvs[0].pv_len - 2, "puzzle %d", i + 1);
         cr_assert(tactics_proof_replays(&on, &later), "puzzle %d: the kept line replays to a five", i + 1);
+        /* one ply on, the loser to move: lost, the proof's longest defence */
+        Position lost = t[i].pos;
+        lost.moves[lost.nmoves++] = r.pvs[0].pv[0];
+        EngineResult def;
+        cr_assert_eq(engine_analyze(keep, &lost, &(Limits){.nodes = 50}, &def, NULL), POSITION_OK);
+        cr_assert(def.from_proof, "puzzle %d: the loser's position is on the kept line too", i + 1);
+        cr_assert_eq(def.mate, -(r.mate - 1), "puzzle %d", i + 1);
+        cr_assert_eq(def.best_move, r.pvs[0].pv[1], "puzzle %d", i + 1);
+        cr_assert_eq(def.pvs[0].pv_len, r.pvs[0].pv_len - 1, "puzzle %d", i + 1);
         engine_clear(keep);
         cr_assert_eq(engine_analyze(keep, &on.pos, &(Limits){.nodes = 50}, &later, NULL), POSITION_OK);
         cr_assert_not(later.from_proof, "puzzle %d: engine_clear forgets kept proofs", i + 1);
