@@ -109,7 +109,7 @@
  * where they decide the game. In play that cost about 30 Elo (45% of 240
  * games at 0.5 s a move against the version without it), so there the
  * VCT gets only what the iterations leave. */
-#define VCT_OPEN_MAIN_TIME_PCT 50
+#define VCT_OPEN_MAIN_PCT 50
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -1010,9 +1010,9 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     int64_t deadline = e->deadline_ns;
     uint64_t node_limit = e->node_limit;
     if (e->vct_open && !proven_plies && !limits->play) {
-        if (deadline) e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_TIME_PCT;
-        if (node_limit && full_node_limit * VCT_OPEN_MAIN_TIME_PCT / 100 < node_limit)
-            e->node_limit = full_node_limit * VCT_OPEN_MAIN_TIME_PCT / 100;
+        if (deadline) e->deadline_ns = e->start_ns + limits->time_ms * 10000 * VCT_OPEN_MAIN_PCT;
+        if (node_limit && full_node_limit * VCT_OPEN_MAIN_PCT / 100 < node_limit)
+            e->node_limit = full_node_limit * VCT_OPEN_MAIN_PCT / 100;
     }
     Score prev[ENGINE_MAX_MULTIPV];
     bool cut_short = false;

@@ -775,7 +775,7 @@ static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta)
             if (!mapped[i] && !threat_is_four(board_threat(b, ch[i].move, b->to_move))) return 0;
         }
         for (int i = 0; i < n; i++) {
-            int l = mapped[i] ? sim_four(ts, ply, rem, delta, &ch[i], false) : sim_four(ts, ply, rem, delta, &ch[i], true);
+            int l = sim_four(ts, ply, rem, delta, &ch[i], !mapped[i]);
             if (!l) return 0;
             if (l + 1 > len) {
                 len = l + 1;
