@@ -692,10 +692,11 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
 
 static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta);
 
-/* Simulation of the defender's move c at the node on the board (see sim):
- * as mapped by delta, or (four) a four of the defender's whose forced block
- * leaves a position like this node's, mapped to the same proven node. */
-static int sim_four(ThreatSearch *ts, int ply, int rem, uint64_t delta, const Child *c, bool four)
+/* Simulation (see sim) of the defender's answer c at the node on the
+ * board: the child mapped by delta, or (four: c is a four of the
+ * defender's) the position after c and its forced block, which is this
+ * node with two more stones, mapped to the node this one maps to. */
+static int sim_answer(ThreatSearch *ts, int ply, int rem, uint64_t delta, const Child *c, bool four)
 {
     Board *b = ts->b;
     if (!four) {
@@ -775,7 +776,7 @@ static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta)
             if (!mapped[i] && !threat_is_four(board_threat(b, ch[i].move, b->to_move))) return 0;
         }
         for (int i = 0; i < n; i++) {
-            int l = sim_four(ts, ply, rem, delta, &ch[i], !mapped[i]);
+            int l = sim_answer(ts, ply, rem, delta, &ch[i], !mapped[i]);
             if (!l) return 0;
             if (l + 1 > len) {
                 len = l + 1;
@@ -795,7 +796,7 @@ static bool sim_child(ThreatSearch *ts, int ply, int rem, Child *ch, int j, int 
 {
     Board *b = ts->b;
     bool four = threat_is_four(board_threat(b, ch[j].move, b->to_move));
-    int l = sim_four(ts, ply, rem, four ? 0 : ch[j].key ^ ch[p].key, &ch[j], four);
+    int l = sim_answer(ts, ply, rem, four ? 0 : ch[j].key ^ ch[p].key, &ch[j], four);
     if (!l) return false;
     ch[j].pn = 0;
     ch[j].dn = PN_INF;
