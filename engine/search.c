@@ -971,8 +971,10 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
     e->vct_open = false; /* (set by the root VCT, if it runs) */
     if (!(e->disable & ENGINE_NO_THREATS)) {
+        /* (a move to play from a fresh engine, as /v1/move's, stays a
+         * function of its request: it never reads kept proofs) */
         bool won = false;
-        proven_plies = proven_len = proof_find(e, proven, &won);
+        proven_plies = proven_len = e->persistent || !limits->play ? proof_find(e, proven, &won) : 0;
         if (proven_plies && !won) {
             if (multipv == 1) { /* lost: the proof's longest defence */
                 fill_proven(out, mated_in(proven_len), proven, proven_len);

@@ -793,6 +793,12 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
         cr_assert_eq(later.best_move, r.pvs[0].pv[2], "puzzle %d", i + 1);
         cr_assert_eq(later.pvs[0].pv_len, r.pvs[0].pv_len - 2, "puzzle %d", i + 1);
         cr_assert(tactics_proof_replays(&on, &later), "puzzle %d: the kept line replays to a five", i + 1);
+        /* a move to play from a fresh engine (/v1/move) stays a function of
+         * its request: no kept proof */
+        EngineResult play;
+        cr_assert_eq(engine_analyze(keep, &on.pos, &(Limits){.nodes = 50, .play = true}, &play, NULL), POSITION_OK);
+        cr_assert_not(play.from_proof, "puzzle %d", i + 1);
+        cr_assert_leq(play.mate, 0, "puzzle %d: 50 nodes prove nothing here", i + 1);
         /* one ply on, the loser to move: lost, the proof's longest defence */
         Position lost = t[i].pos;
         lost.moves[lost.nmoves++] = r.pvs[0].pv[0];
