@@ -69,6 +69,22 @@ void engine_clear(Engine *e)
     if (e->proofs) memset(e->proofs, 0, (e->proofs_mask + 1) * sizeof *e->proofs);
 }
 
+int engine_last_proof(const Engine *e, Move *line)
+{
+    memcpy(line, e->last_proof, sizeof(Move) * (size_t)e->last_proof_len);
+    return e->last_proof_len;
+}
+
+static PositionError setup(Board *b, const Position *p, int *index);
+
+bool engine_add_proof(Engine *e, const Position *p, const Move *line, int len)
+{
+    int idx;
+    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE || setup(&e->board, p, &idx) != POSITION_OK) return false;
+    search_keep_proof(e, line, len);
+    return true;
+}
+
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }
 
 double engine_winrate(Score score, int mate)

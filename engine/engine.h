@@ -169,6 +169,17 @@ void engine_free(Engine *e);
 /* Forgets what earlier searches learnt (transposition table, history). */
 void engine_clear(Engine *e);
 
+/* Kept proofs shared between engines (EngineOptions.keep_proofs; one
+ * engine per thread, so the caller passes them on): the line of the win
+ * the last search proved and kept, from its position (ENGINE_MAX_PV moves
+ * at most), or 0 when it kept none. */
+int engine_last_proof(const Engine *e, Move *line);
+
+/* Keeps line as a proven win from position p, as if e had proved it: a
+ * later search of any position on it answers from it (after replaying it
+ * to a five). False when e keeps no proofs or p is not a position. */
+bool engine_add_proof(Engine *e, const Position *p, const Move *line, int len);
+
 /* Size of the engine's transposition table in bytes. */
 size_t engine_tt_bytes(const Engine *e);
 

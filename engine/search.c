@@ -832,9 +832,9 @@ static void check_move(Engine *e, EngineResult *out)
  * later position of it, the rest of it. Where the winner is to move the
  * rest is a win; where the loser is, a loss (every answer of the loser's
  * was refuted in the proof). */
-static void proof_keep(Engine *e, const Move *line, int len)
+void search_keep_proof(Engine *e, const Move *line, int len)
 {
-    if (!e->proofs) return;
+    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return;
     Board *b = &e->board;
     int played = 0;
     for (int k = 0; k + 1 < len; k++) {
@@ -846,6 +846,15 @@ static void proof_keep(Engine *e, const Move *line, int len)
         played++;
     }
     while (played--) board_undo(b);
+}
+
+/* A win this search proved: kept, and noted for engine_last_proof. */
+static void keep_found(Engine *e, const Move *line, int len)
+{
+    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return;
+    search_keep_proof(e, line, len);
+    memcpy(e->last_proof, line, sizeof(Move) * (size_t)len);
+    e->last_proof_len = len;
 }
 
 /* A kept proof of the position on the board: its line, after checking
@@ -987,7 +996,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         out->from_proof = proven_plies > 0 && multipv == 1;
         if (!proven_plies) {
             proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
-            if (proven_plies) proof_keep(e, proven, proven_len);
+            if (proven_plies) keep_found(e, proven, proven_len);
         }
     }
     e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
@@ -1108,7 +1117,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
         if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len, NULL);
         e->threat_deadline_ns = 0;
-        if (proven_plies) proof_keep(e, proven, proven_len);
+        if (proven_plies) keep_found(e, proven, proven_len);
     }
     if (proven_plies) merge_proven(out, mate_in(proven_plies), proven, proven_len);
     finish(e, out);

@@ -43,6 +43,8 @@ struct Engine {
     const atomic_bool *stop;
     int nroot;
     bool vct_open;        /* the root VCT ran out of budget without an answer */
+    int last_proof_len;   /* the win this search proved and kept, from the root (0: none) */
+    Move last_proof[THREAT_MAX_LINE];
     bool first_iteration; /* limits are not polled until depth 1 is done */
     Move killers[MAX_PLY][2];
     Score eval[MAX_PLY + 1]; /* static eval by ply (from the side to move there) */
@@ -71,6 +73,10 @@ struct Engine {
 /* Builds the search's read-only tables (the reduction table); called by
  * engine_init(). */
 void search_init(void);
+
+/* Keeps the proven line of the position on e->board (keep_proofs; see
+ * EngineOptions): does nothing when e keeps no proofs. */
+void search_keep_proof(Engine *e, const Move *line, int len);
 
 /* Searches e->board (already set up) within limits; fills *out. */
 void search_run(Engine *e, const Limits *limits, EngineResult *out);

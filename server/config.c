@@ -77,8 +77,9 @@ static const KeyDef KEYS[] = {
     INT_KEY("result_cache", result_cache, "256", 0, 4096,
             "answers of identical analyses kept and served again (header 'Cache: hit'); 0 = off"),
     INT_KEY("keep_proofs", keep_proofs, "1", 0, 1,
-            "1: each worker keeps the wins its threat solver proved and answers any later position on such a "
-            "win's line at once (\"source\": \"proof\"); 0: every search starts from nothing"),
+            "1: the wins the threat solver proves are kept and passed from worker to worker, and any later "
+            "position on such a win's line is answered at once (\"source\": \"proof\"); 0: every search starts "
+            "from nothing"),
     {{"web_root", "", "directory whose files are served at / instead of the board page built into the binary "
                       "(for developing the page); empty = the built-in page"},
      K_PATH, offsetof(Config, web_root), 0, 0},

@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "server/book.h"
 #include "server/cache.h"
+#include "server/proofs.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
 #include "server/pool.h"
@@ -198,6 +199,7 @@ struct Server {
     EngineBook *book;   /* NULL: no opening book (book_file = "") */
     RateLimiter *rl;    /* NULL: no rate limit */
     ResultCache *cache; /* NULL: no result cache */
+    ProofShare *proofs; /* NULL: keep_proofs = 0 */
 
     char (*keys)[CONFIG_API_KEY_MAX + 1]; /* parsed api_keys; nkeys == 0: open */
     size_t *key_len;
@@ -988,20 +990,33 @@ static void on_progress(void *ctx, const EngineResult *partial)
 
 /* ---- workers ---------------------------------------------------------- */
 
+typedef struct {
+    Engine *e;
+    uint64_t proofs_seen; /* what this worker took from s->proofs so far (proofs_import) */
+} Worker;
+
 static void *worker_init(void *ctx, int index)
 {
     Server *s = ctx;
     (void)index;
+    Worker *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
     EngineOptions opt = {.tt_mib = (size_t)s->cfg.tt_mib, .keep_proofs = s->cfg.keep_proofs};
-    Engine *e = engine_new(&opt);
-    if (e) engine_set_book(e, s->book);
-    return e;
+    if (!(w->e = engine_new(&opt))) {
+        free(w);
+        return NULL;
+    }
+    engine_set_book(w->e, s->book);
+    return w;
 }
 
 static void worker_fini(void *ctx, void *state)
 {
     (void)ctx;
-    engine_free(state);
+    Worker *w = state;
+    if (!w) return;
+    engine_free(w->e);
+    free(w);
 }
 
 /* Draws the picture of a render job (after its search, if it asked for
@@ -1065,7 +1080,8 @@ static void job_finish(Server *s, Request *r)
 static void run_item(void *ctx, void *state, void *item)
 {
     Server *s = ctx;
-    Engine *e = state;
+    Worker *w = state;
+    Engine *e = w->e;
     Item *it = item;
     Request *r = it->req;
     Job *j = r->job;
@@ -1095,8 +1111,10 @@ static void run_item(void *ctx, void *state, void *item)
         int_fast64_t unset = 0;
         atomic_compare_exchange_strong(&j->started_ns, &unset, t0);
         int index = -1;
+        if (s->proofs) proofs_import(s->proofs, e, &w->proofs_seen); /* what the other workers proved */
         /* The API checked the position already: a refusal here is our fault. */
         PositionError pe = j->fault == FAULT_ENGINE ? POSITION_FULL : engine_analyze(e, &q->pos, &lim, res, &index);
+        if (s->proofs && pe == POSITION_OK) proofs_export(s->proofs, e, &q->pos);
         int64_t took = now_ns() - t0;
         atomic_fetch_add(&j->search_ns, took);
         double secs = (double)took / 1e9;
@@ -1765,6 +1783,7 @@ static void destroy(Server *s)
     free(s->key_len);
     ratelimit_free(s->rl);
     cache_free(s->cache);
+    proofs_free(s->proofs);
     pthread_cond_destroy(&s->reap_cv);
     pthread_mutex_destroy(&s->conn_mu);
     pthread_cond_destroy(&s->watch_cv);
@@ -1814,7 +1833,8 @@ bool server_start(const Config *cfg, Server **out, char *err, size_t errlen)
     }
     if (!(s->info = build_info(cfg, s->book, &s->info_len)) || !parse_keys(s) ||
         (cfg->rate_limit > 0 && !(s->rl = ratelimit_new(cfg->rate_limit, cfg->rate_burst, RATE_CLIENTS))) ||
-        (cfg->result_cache > 0 && !(s->cache = cache_new(cfg->result_cache)))) {
+        (cfg->result_cache > 0 && !(s->cache = cache_new(cfg->result_cache))) ||
+        (cfg->keep_proofs && !(s->proofs = proofs_new()))) {
         server_fail(err, errlen, "out of memory");
         goto cleanup;
     }

@@ -978,11 +978,11 @@ Test(http, the_built_in_book_answers_the_centre_opening_and_book_false_searches,
 /* keep_proofs: a worker that proved a win answers a later position on that
  * win's line at once ("source": "proof"), even with a budget that could not
  * prove it; with keep_proofs = 0 that position is searched, and unproven. */
-static void kept_proof_case(int keep)
+static void kept_proof_case(int keep, int workers)
 {
     Config c;
     test_config(&c);
-    c.workers = 1; /* (proofs are kept per worker) */
+    c.workers = workers;
     c.result_cache = 0;
     c.keep_proofs = keep;
     start(&c);
@@ -997,26 +997,31 @@ static void kept_proof_case(int keep)
     cr_assert(strstr(r.body, "\"pv\":[\"j11\",\"i7\",\"i5\","), "%s", r.body);
     cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
     resp_free(&r);
-    /* two plies on, with 50 nodes */
+    /* two plies on, with 50 nodes, on whichever worker takes it (with
+     * several workers, what one proves is passed on to the others) */
     snprintf(body, sizeof body, "{\"rule\":\"renju\",\"moves\":[%s,\"j11\",\"i7\"],\"limits\":{\"nodes\":50}}", stones);
-    r = request("POST", "/v1/analyze", body, NULL);
-    cr_assert_eq(r.status, 200, "%s", r.body);
-    if (keep) {
-        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "proof", "%s", r.body);
-        cr_assert(strstr(r.body, "\"mate\":10,"), "%s", r.body);
-        cr_assert(strstr(r.body, "\"best_move\":\"i5\""), "%s", r.body);
-        cr_assert(strstr(r.body, "\"winrate\":1,"), "%s", r.body);
-    } else {
-        cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
-        cr_assert(strstr(r.body, "\"mate\":null"), "%s", r.body);
+    for (int k = 0; k < 2 * workers; k++) {
+        r = request("POST", "/v1/analyze", body, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        if (keep) {
+            cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "proof", "%s", r.body);
+            cr_assert(strstr(r.body, "\"mate\":10,"), "%s", r.body);
+            cr_assert(strstr(r.body, "\"best_move\":\"i5\""), "%s", r.body);
+            cr_assert(strstr(r.body, "\"winrate\":1,"), "%s", r.body);
+        } else {
+            cr_assert_str_eq(member_str(r.body, "source", buf, sizeof buf), "search", "%s", r.body);
+            cr_assert(strstr(r.body, "\"mate\":null"), "%s", r.body);
+        }
+        resp_free(&r);
     }
-    resp_free(&r);
     stop();
 }
 
-Test(http, a_worker_answers_positions_on_a_win_it_proved_from_the_proof, .timeout = 60) { kept_proof_case(1); }
+Test(http, a_worker_answers_positions_on_a_win_it_proved_from_the_proof, .timeout = 60) { kept_proof_case(1, 1); }
 
-Test(http, with_keep_proofs_off_every_position_is_searched_afresh, .timeout = 60) { kept_proof_case(0); }
+Test(http, a_win_one_worker_proved_answers_on_every_worker, .timeout = 60) { kept_proof_case(1, 3); }
+
+Test(http, with_keep_proofs_off_every_position_is_searched_afresh, .timeout = 60) { kept_proof_case(0, 2); }
 
 Test(http, without_a_book_everything_is_searched_and_info_says_so, .timeout = 30)
 {

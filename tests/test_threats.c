@@ -768,6 +768,7 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
     Tactic *t = load_suite(&n);
     Engine *keep = engine_new(&(EngineOptions){.tt_mib = 4, .keep_proofs = true});
     Engine *fresh = engine_new(&(EngineOptions){.tt_mib = 4});
+    Engine *other = engine_new(&(EngineOptions){.tt_mib = 4, .keep_proofs = true});
     int checked = 0;
     for (int i = 0; i < n && checked < 3; i++) {
         if (strcmp(t[i].kind, "vct")) continue;
@@ -776,6 +777,11 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
         engine_clear(keep);
         cr_assert_eq(engine_analyze(keep, &t[i].pos, &(Limits){.nodes = 300000}, &r, NULL), POSITION_OK);
         if (r.mate < 5 || r.from_proof) continue;
+        /* what it proved, handed to another engine (as the server's workers share it) */
+        Move kept[ENGINE_MAX_PV];
+        int kept_len = engine_last_proof(keep, kept);
+        engine_clear(other);
+        if (kept_len) cr_assert(engine_add_proof(other, &t[i].pos, kept, kept_len));
         /* two plies on: the winner to move again, a win in r.mate - 1 */
         Tactic on = t[i];
         on.pos.moves[on.pos.nmoves++] = r.pvs[0].pv[0];
@@ -793,6 +799,12 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
         cr_assert_eq(later.best_move, r.pvs[0].pv[2], "puzzle %d", i + 1);
         cr_assert_eq(later.pvs[0].pv_len, r.pvs[0].pv_len - 2, "puzzle %d", i + 1);
         cr_assert(tactics_proof_replays(&on, &later), "puzzle %d: the kept line replays to a five", i + 1);
+        cr_assert_eq(kept_len, r.pvs[0].pv_len, "puzzle %d: the line kept is the answer's", i + 1);
+        EngineResult passed;
+        cr_assert_eq(engine_analyze(other, &on.pos, &(Limits){.nodes = 50}, &passed, NULL), POSITION_OK);
+        cr_assert(passed.from_proof && passed.mate == later.mate, "puzzle %d: the other engine answers from it", i + 1);
+        cr_assert_eq(engine_last_proof(other, kept), 0, "puzzle %d: an answer from a kept proof proves nothing new", i + 1);
+        cr_assert_not(engine_add_proof(fresh, &t[i].pos, kept, kept_len), "an engine without kept proofs takes none");
         /* a move to play from a fresh engine (/v1/move) stays a function of
          * its request: no kept proof */
         EngineResult play;
@@ -817,6 +829,7 @@ Test(threats, a_kept_proof_answers_the_positions_on_its_line, .timeout = 120)
     cr_assert_eq(checked, 3, "three VCT puzzles with long proofs checked");
     engine_free(keep);
     engine_free(fresh);
+    engine_free(other);
     free(t);
 }
 
