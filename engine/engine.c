@@ -80,9 +80,7 @@ static PositionError setup(Board *b, const Position *p, int *index);
 bool engine_add_proof(Engine *e, const Position *p, const Move *line, int len)
 {
     int idx;
-    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE || setup(&e->board, p, &idx) != POSITION_OK) return false;
-    search_keep_proof(e, line, len);
-    return true;
+    return e->proofs && setup(&e->board, p, &idx) == POSITION_OK && search_keep_proof(e, line, len);
 }
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }

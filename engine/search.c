@@ -646,6 +646,30 @@ static Move loser_reply(Engine *e)
     return mv[0].move;
 }
 
+/* Plays line[0..len) on from the board while each move is legal for the
+ * side to move, up to and including the first five. Returns how many moves
+ * it played (left on the board for the caller to undo); *ok is false when
+ * it stopped at an illegal move or a five of the loser's, *five true when
+ * the last move played made winner's five. */
+static int play_to_five(Board *b, const Move *line, int len, Color winner, bool *ok, bool *five)
+{
+    int n = 0;
+    *ok = true;
+    *five = false;
+    while (n < len && *ok && !*five) {
+        Move m = line[n];
+        if (!board_empty(b, m) || !rules_is_legal(b, m)) {
+            *ok = false;
+            break;
+        }
+        *five = board_makes_five(b, m, b->to_move);
+        *ok = !*five || b->to_move == winner;
+        board_play(b, m);
+        n++;
+    }
+    return n;
+}
+
 /*
  * A mate found by the main search may end its line early (at a straight
  * four to come, a four-three, a transposition). The line is played on to
@@ -659,17 +683,9 @@ static void complete_mate_line(Engine *e, PvLine *l)
     Board *b = &e->board;
     Color winner = l->mate > 0 ? b->to_move : OPPONENT(b->to_move);
     Move line[ENGINE_MAX_PV];
-    int n = 0;
-    bool done = false, ok = true;
-    for (int i = 0; i < l->pv_len && ok && !done; i++) {
-        Move m = l->pv[i];
-        ok = board_empty(b, m) && rules_is_legal(b, m);
-        if (!ok) break;
-        done = board_makes_five(b, m, b->to_move);
-        ok = !done || b->to_move == winner;
-        board_play(b, m);
-        line[n++] = m;
-    }
+    bool done, ok;
+    int n = play_to_five(b, l->pv, l->pv_len, winner, &ok, &done);
+    memcpy(line, l->pv, sizeof(Move) * (size_t)n);
     while (ok && !done && n < ENGINE_MAX_PV) {
         Move m;
         if (b->to_move == winner) {
@@ -832,9 +848,9 @@ static void check_move(Engine *e, EngineResult *out)
  * later position of it, the rest of it. Where the winner is to move the
  * rest is a win; where the loser is, a loss (every answer of the loser's
  * was refuted in the proof). */
-void search_keep_proof(Engine *e, const Move *line, int len)
+bool search_keep_proof(Engine *e, const Move *line, int len)
 {
-    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return;
+    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return false;
     Board *b = &e->board;
     int played = 0;
     for (int k = 0; k + 1 < len; k++) {
@@ -846,13 +862,13 @@ void search_keep_proof(Engine *e, const Move *line, int len)
         played++;
     }
     while (played--) board_undo(b);
+    return true;
 }
 
 /* A win this search proved: kept, and noted for engine_last_proof. */
 static void keep_found(Engine *e, const Move *line, int len)
 {
-    if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return;
-    search_keep_proof(e, line, len);
+    if (!search_keep_proof(e, line, len)) return;
     memcpy(e->last_proof, line, sizeof(Move) * (size_t)len);
     e->last_proof_len = len;
 }
@@ -868,21 +884,10 @@ static int proof_find(Engine *e, Move *line, bool *won)
     const ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
     if (p->key != b->key || p->len < 1) return 0;
     *won = p->len % 2 == 1;
-    Color winner = *won ? b->to_move : OPPONENT(b->to_move);
-    int played = 0;
-    bool five = false;
-    for (int k = 0; k < p->len; k++) {
-        Move m = p->line[k];
-        if (!board_empty(b, m) || !rules_is_legal(b, m)) break;
-        if (board_makes_five(b, m, b->to_move)) {
-            five = k == p->len - 1 && b->to_move == winner;
-            break;
-        }
-        board_play(b, m);
-        played++;
-    }
-    while (played--) board_undo(b);
-    if (!five) return 0;
+    bool ok, five;
+    int played = play_to_five(b, p->line, p->len, *won ? b->to_move : OPPONENT(b->to_move), &ok, &five);
+    for (int i = 0; i < played; i++) board_undo(b);
+    if (!ok || !five || played != p->len) return 0;
     memcpy(line, p->line, sizeof(Move) * (size_t)p->len);
     return p->len;
 }
@@ -977,22 +982,14 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     }
     Move proven[THREAT_MAX_LINE];
     int proven_len = 0, proven_plies = 0;
+    bool proven_won = true; /* false: a kept proof says the side to move loses */
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
     e->vct_open = false; /* (set by the root VCT, if it runs) */
     if (!(e->disable & ENGINE_NO_THREATS)) {
         /* (a move to play from a fresh engine, as /v1/move's, stays a
          * function of its request: it never reads kept proofs) */
-        bool won = false;
-        proven_plies = proven_len = e->persistent || !limits->play ? proof_find(e, proven, &won) : 0;
-        if (proven_plies && !won) {
-            if (multipv == 1) { /* lost: the proof's longest defence */
-                fill_proven(out, mated_in(proven_len), proven, proven_len);
-                out->from_proof = true;
-                finish(e, out);
-                return;
-            }
-            proven_plies = proven_len = 0;
-        }
+        proven_plies = proven_len = e->persistent || !limits->play ? proof_find(e, proven, &proven_won) : 0;
+        if (proven_plies && !proven_won && multipv > 1) proven_plies = proven_len = 0; /* lost: search the lines */
         out->from_proof = proven_plies > 0 && multipv == 1;
         if (!proven_plies) {
             proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
@@ -1000,8 +997,8 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         }
     }
     e->threat_deadline_ns = 0; /* the horizon's small searches run under the main limits */
-    if (proven_plies && multipv == 1) {
-        fill_proven(out, mate_in(proven_plies), proven, proven_len);
+    if (proven_plies && multipv == 1) { /* (a kept loss: the proof's longest defence) */
+        fill_proven(out, proven_won ? mate_in(proven_plies) : mated_in(proven_plies), proven, proven_len);
         finish(e, out);
         return;
     }

@@ -75,8 +75,9 @@ struct Engine {
 void search_init(void);
 
 /* Keeps the proven line of the position on e->board (keep_proofs; see
- * EngineOptions): does nothing when e keeps no proofs. */
-void search_keep_proof(Engine *e, const Move *line, int len);
+ * EngineOptions); false (nothing kept) when e keeps no proofs or the
+ * length is out of range. */
+bool search_keep_proof(Engine *e, const Move *line, int len);
 
 /* Searches e->board (already set up) within limits; fills *out. */
 void search_run(Engine *e, const Limits *limits, EngineResult *out);

@@ -569,6 +569,16 @@ static NodeState expand(ThreatSearch *ts, int ply, int rem, Child *ch, int *n, i
     return nm ? NODE_OPEN : NODE_DISPROVEN;
 }
 
+/* The table keys of the children of the node on the board; their table
+ * lines are fetched together, to be read after. */
+static void child_keys(const ThreatSearch *ts, Child *ch, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ch[i].key = node_key(ts, board_key_after(ts->b, ch[i].move), ts->quiet_used + ch[i].quiet);
+        __builtin_prefetch(&ts->cache[ch[i].key & ts->cache_mask]);
+    }
+}
+
 /* What a three or a quiet move of the attacker's (to move) adds to its
  * first proof number in the VCT: INIT_PN_COUNTER for each point where the
  * defender could make a four. The same for every child of a node. */
@@ -626,10 +636,7 @@ static void mid(ThreatSearch *ts, int ply, int rem, uint32_t thpn, uint32_t thdn
         store(ts, key, rem, out->pn, out->dn, out->len, best);
         return;
     }
-    for (int i = 0; i < n; i++) { /* the table's lines are fetched together, then read */
-        ch[i].key = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used + ch[i].quiet);
-        __builtin_prefetch(&ts->cache[ch[i].key & ts->cache_mask]);
-    }
+    child_keys(ts, ch, n);
     uint32_t counter = or_node && ts->vct ? counter_pn(b) : 0;
     for (int i = 0; i < n; i++)
         if (!lookup(ts, ch[i].key, rem - 1, &ch[i])) init_child(ts, &ch[i], or_node, i, counter);
@@ -769,8 +776,9 @@ static int sim(ThreatSearch *ts, int ply, int rem, uint64_t delta)
         best = ch[i].move;
     } else {
         bool mapped[MAX_CHILDREN];
+        child_keys(ts, ch, n);
         for (int i = 0; i < n; i++) {
-            uint64_t ck = node_key(ts, board_key_after(b, ch[i].move), ts->quiet_used);
+            uint64_t ck = ch[i].key;
             const ThreatEntry *e = &ts->cache[ck & ts->cache_mask], *m = &ts->cache[(ck ^ delta) & ts->cache_mask];
             mapped[i] = (e->key == ck && e->pn == 0) || (m->key == (ck ^ delta) && m->pn == 0);
             if (!mapped[i] && !threat_is_four(board_threat(b, ch[i].move, b->to_move))) return 0;

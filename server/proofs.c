@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     Position pos;
@@ -52,7 +53,7 @@ void proofs_export(ProofShare *ps, const Engine *e, const Position *p)
     SharedProof *s = &ps->ring[ps->next % PROOF_SHARE_ENTRIES];
     s->pos = *p;
     s->len = len;
-    for (int i = 0; i < len; i++) s->line[i] = line[i];
+    memcpy(s->line, line, sizeof(Move) * (size_t)len);
     ps->next++;
     pthread_mutex_unlock(&ps->mu);
 }
