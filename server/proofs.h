@@ -17,7 +17,7 @@
 
 #include "engine/engine.h"
 
-#define PROOF_SHARE_ENTRIES 64
+#define PROOF_SHARE_ENTRIES 256
 
 typedef struct ProofShare ProofShare;
 

@@ -914,3 +914,45 @@ Test(threats, a_vcf_of_175_plies_is_proven_and_reported_whole, .timeout = 120)
     cr_assert(tactics_proof_replays(&t, &res), "the reported PV of %d plies replays to the five", res.pvs[0].pv_len);
     engine_free(e);
 }
+
+/* Kept proofs are stored once each and indexed by the positions on them,
+ * so a worker remembers a few hundred wins: after proving every win of the
+ * suite it can within 100,000 nodes, one after another, it still answers
+ * the position two plies into each of them from the proof (when a proof
+ * took a slot per position, 512 of them, most of the early wins were
+ * gone by the end). */
+Test(threats, a_worker_keeps_the_proofs_of_the_whole_suite, .timeout = 300)
+{
+    int n;
+    Tactic *t = load_suite(&n);
+    Engine *keep = engine_new(&(EngineOptions){.tt_mib = 4, .keep_proofs = true});
+    EngineResult *first = calloc((size_t)n, sizeof *first);
+    cr_assert(first);
+    int proved = 0, plies = 0;
+    for (int i = 0; i < n; i++) {
+        t[i].pos.ordered = false;
+        cr_assert_eq(engine_analyze(keep, &t[i].pos, &(Limits){.nodes = 100000}, &first[i], NULL), POSITION_OK);
+        if (first[i].mate >= 3 && !first[i].from_proof && engine_last_proof(keep, (Move[ENGINE_MAX_PV]){0})) {
+            proved++;
+            plies += first[i].pvs[0].pv_len;
+        } else {
+            first[i].mate = 0;
+        }
+    }
+    cr_assert_geq(proved, 60, "wins of 3 moves or more proved by the solver: %d", proved);
+    cr_assert_gt(plies, 1000, "positions on their lines: %d", plies);
+    for (int i = 0; i < n; i++) {
+        if (first[i].mate < 3) continue;
+        Position on = t[i].pos;
+        on.moves[on.nmoves++] = first[i].pvs[0].pv[0];
+        on.moves[on.nmoves++] = first[i].pvs[0].pv[1];
+        EngineResult later;
+        cr_assert_eq(engine_analyze(keep, &on, &(Limits){.nodes = 50}, &later, NULL), POSITION_OK);
+        cr_assert(later.from_proof, "puzzle %d: its proof was forgotten", i + 1);
+        cr_assert_eq(later.mate, first[i].mate - 1, "puzzle %d", i + 1);
+        cr_assert_eq(later.best_move, first[i].pvs[0].pv[2], "puzzle %d", i + 1);
+    }
+    free(first);
+    engine_free(keep);
+    free(t);
+}
