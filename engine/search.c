@@ -1022,10 +1022,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         /* (a move to play from a fresh engine, as /v1/move's, stays a
          * function of its request: it never reads kept proofs) */
         proven_plies = proven_len = e->persistent || !limits->play ? proof_find(e, proven, &proven_won) : 0;
-        /* lost: a request for several lines searches them, and so does a
-         * move to play (the proof's defence is not always the one that lasts
-         * longest, and a fallible opponent may still go wrong) */
-        if (proven_plies && !proven_won && (multipv > 1 || limits->play)) proven_plies = proven_len = 0;
+        if (proven_plies && !proven_won && multipv > 1) proven_plies = proven_len = 0; /* lost: search the lines */
         out->from_proof = proven_plies > 0 && multipv == 1;
         if (!proven_plies) {
             proven_plies = root_threats(e, limits->depth, limits->play, proven, &proven_len, out);
