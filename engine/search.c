@@ -877,6 +877,7 @@ bool search_keep_proof(Engine *e, const Move *line, int len)
 {
     if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return false;
     uint32_t seq = ++e->proofs_seq;
+    if (seq == 0) seq = e->proofs_seq = 1; /* after 2^32 proofs: stale entries may name it, and are checked */
     ProvenLine *p = &e->proofs[seq % e->proofs_count];
     p->seq = seq;
     p->len = (int16_t)len;
@@ -911,7 +912,7 @@ static int proof_find(Engine *e, Move *line, bool *won)
     const ProofIndex *bucket = &e->proof_index[(b->key & e->proof_buckets_mask) * PROOF_WAYS];
     for (int w = 0; w < PROOF_WAYS; w++) {
         const ProvenLine *p = proof_of(e, &bucket[w]);
-        if (bucket[w].key != b->key || !p) continue;
+        if (bucket[w].key != b->key || !p || bucket[w].at >= p->len) continue;
         const Move *rest = p->line + bucket[w].at;
         int len = p->len - bucket[w].at;
         *won = len % 2 == 1;

@@ -21,7 +21,7 @@
 /* A kept proof (EngineOptions.keep_proofs): the whole line once, in a ring
  * of lines; an index finds it from the key of any position on it. */
 typedef struct {
-    uint32_t seq; /* which proof this slot holds (the n-th kept, from 1); 0 = none (never found) */
+    uint32_t seq; /* which proof this slot holds (the n-th kept, from 1); 0 = none */
     int16_t len;  /* plies from the first position to the five */
     Move line[THREAT_MAX_LINE];
 } ProvenLine;
