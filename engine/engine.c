@@ -11,8 +11,7 @@
 
 #define THREAT_CACHE_ENTRIES (1u << 20) /* proof-number table: 24 MiB */
 #define QUIET_ANSWERS_ENTRIES (1u << 13) /* answers to quiet threat moves: 640 KiB */
-#define PROVEN_LINES (1u << 8)            /* kept proofs (keep_proofs): 256 lines, 130 KiB... */
-#define PROOF_BUCKETS (1u << 12)          /* ...and an index of 16,384 positions on them, 256 KiB */
+#define PROVEN_LINES (1u << 9)            /* kept proofs (keep_proofs): 264 KiB */
 
 bool engine_init(void)
 {
@@ -38,10 +37,8 @@ Engine *engine_new(const EngineOptions *opt)
     e->answers_mask = QUIET_ANSWERS_ENTRIES - 1;
     if (e->persistent || (opt && opt->keep_proofs)) {
         e->proofs = calloc(PROVEN_LINES, sizeof *e->proofs);
-        e->proof_index = calloc((size_t)PROOF_BUCKETS * PROOF_WAYS, sizeof *e->proof_index);
-        if (!e->proofs || !e->proof_index) goto fail;
-        e->proofs_count = PROVEN_LINES;
-        e->proof_buckets_mask = PROOF_BUCKETS - 1;
+        if (!e->proofs) goto fail;
+        e->proofs_mask = PROVEN_LINES - 1;
     }
     board_reset(&e->board, BOARD_DEFAULT_SIZE, RULE_FREESTYLE);
     /* the tables are written once now, so that the system maps their pages
@@ -60,7 +57,6 @@ void engine_free(Engine *e)
     free(e->threat_cache);
     free(e->quiet_answers);
     free(e->proofs);
-    free(e->proof_index);
     free(e);
 }
 
@@ -70,11 +66,7 @@ void engine_clear(Engine *e)
     memset(e->history, 0, sizeof e->history);
     memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
     memset(e->quiet_answers, 0, (e->answers_mask + 1) * sizeof *e->quiet_answers);
-    if (e->proofs) {
-        memset(e->proofs, 0, e->proofs_count * sizeof *e->proofs);
-        memset(e->proof_index, 0, (e->proof_buckets_mask + 1) * PROOF_WAYS * sizeof *e->proof_index);
-        e->proofs_seq = 0;
-    }
+    if (e->proofs) memset(e->proofs, 0, (e->proofs_mask + 1) * sizeof *e->proofs);
 }
 
 int engine_last_proof(const Engine *e, Move *line)

@@ -844,48 +844,20 @@ static void check_move(Engine *e, EngineResult *out)
     }
 }
 
-/* The kept proof a position's index entry names, or NULL when its slot
- * has since taken a newer proof. */
-static const ProvenLine *proof_of(const Engine *e, const ProofIndex *x)
-{
-    const ProvenLine *p = &e->proofs[x->seq % e->proofs_count];
-    return x->seq && p->seq == x->seq ? p : NULL;
-}
-
-/* Indexes position key at ply `at` of proof seq: over an entry of the same
- * key, else a free or stale one, else the bucket's oldest. */
-static void proof_index_put(Engine *e, uint64_t key, uint32_t seq, int at)
-{
-    ProofIndex *bucket = &e->proof_index[(key & e->proof_buckets_mask) * PROOF_WAYS], *slot = NULL;
-    for (int w = 0; w < PROOF_WAYS && !slot; w++)
-        if (bucket[w].key == key) slot = &bucket[w];
-    for (int w = 0; w < PROOF_WAYS && !slot; w++)
-        if (!proof_of(e, &bucket[w])) slot = &bucket[w];
-    if (!slot) {
-        slot = bucket;
-        for (int w = 1; w < PROOF_WAYS; w++)
-            if (bucket[w].seq < slot->seq) slot = &bucket[w];
-    }
-    *slot = (ProofIndex){.key = key, .seq = seq, .at = (int16_t)at};
-}
-
-/* Keeps a proven win (keep_proofs): the line once, indexed by the root and
- * each later position of it but the last. Where the winner is to move the
- * rest of the line is a win; where the loser is, a loss (every answer of
- * the loser's was refuted in the proof). */
+/* Keeps a proven win (keep_proofs): the line from the root, and from each
+ * later position of it, the rest of it. Where the winner is to move the
+ * rest is a win; where the loser is, a loss (every answer of the loser's
+ * was refuted in the proof). */
 bool search_keep_proof(Engine *e, const Move *line, int len)
 {
     if (!e->proofs || len < 1 || len > THREAT_MAX_LINE) return false;
-    uint32_t seq = ++e->proofs_seq;
-    if (seq == 0) seq = e->proofs_seq = 1; /* after 2^32 proofs: stale entries may name it, and are checked */
-    ProvenLine *p = &e->proofs[seq % e->proofs_count];
-    p->seq = seq;
-    p->len = (int16_t)len;
-    memcpy(p->line, line, sizeof(Move) * (size_t)len);
     Board *b = &e->board;
     int played = 0;
     for (int k = 0; k + 1 < len; k++) {
-        proof_index_put(e, b->key, seq, k);
+        ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
+        p->key = b->key;
+        p->len = (int16_t)(len - k);
+        memcpy(p->line, line + k, sizeof(Move) * (size_t)(len - k));
         board_play(b, line[k]);
         played++;
     }
@@ -909,21 +881,15 @@ static int proof_find(Engine *e, Move *line, bool *won)
 {
     if (!e->proofs) return 0;
     Board *b = &e->board;
-    const ProofIndex *bucket = &e->proof_index[(b->key & e->proof_buckets_mask) * PROOF_WAYS];
-    for (int w = 0; w < PROOF_WAYS; w++) {
-        const ProvenLine *p = proof_of(e, &bucket[w]);
-        if (bucket[w].key != b->key || !p || bucket[w].at >= p->len) continue;
-        const Move *rest = p->line + bucket[w].at;
-        int len = p->len - bucket[w].at;
-        *won = len % 2 == 1;
-        bool ok, five;
-        int played = play_to_five(b, rest, len, *won ? b->to_move : OPPONENT(b->to_move), &ok, &five);
-        for (int i = 0; i < played; i++) board_undo(b);
-        if (!ok || !five || played != len) return 0;
-        memcpy(line, rest, sizeof(Move) * (size_t)len);
-        return len;
-    }
-    return 0;
+    const ProvenLine *p = &e->proofs[b->key & e->proofs_mask];
+    if (p->key != b->key || p->len < 1) return 0;
+    *won = p->len % 2 == 1;
+    bool ok, five;
+    int played = play_to_five(b, p->line, p->len, *won ? b->to_move : OPPONENT(b->to_move), &ok, &five);
+    for (int i = 0; i < played; i++) board_undo(b);
+    if (!ok || !five || played != p->len) return 0;
+    memcpy(line, p->line, sizeof(Move) * (size_t)p->len);
+    return p->len;
 }
 
 /* Puts a proven win first among the reported lines (multi-PV searches keep

@@ -18,21 +18,11 @@
 
 #define MAX_PLY 128
 
-/* A kept proof (EngineOptions.keep_proofs): the whole line once, in a ring
- * of lines; an index finds it from the key of any position on it. */
 typedef struct {
-    uint32_t seq; /* which proof this slot holds (the n-th kept, from 1); 0 = none */
-    int16_t len;  /* plies from the first position to the five */
+    uint64_t key;  /* the position's Zobrist key; 0 = empty slot */
+    int16_t len;   /* plies to the five */
     Move line[THREAT_MAX_LINE];
 } ProvenLine;
-
-#define PROOF_WAYS 4 /* index entries a bucket */
-
-typedef struct {
-    uint64_t key; /* the position's Zobrist key */
-    uint32_t seq; /* the proof's ProvenLine.seq: stale once its slot holds another */
-    int16_t at;   /* the position's ply on the line */
-} ProofIndex;
 
 typedef struct {
     Move move;
@@ -74,14 +64,10 @@ struct Engine {
     QuietAnswers *quiet_answers;
     size_t answers_mask;
     /* Wins proven by the threat solver in earlier searches (EngineOptions.
-     * keep_proofs): the newest lines (a ring), and an index from the key of
-     * every position on them, in buckets of PROOF_WAYS (the oldest or a
-     * stale entry gives way); NULL when off. */
+     * keep_proofs): the line from each position of a proof where the winner
+     * is to move, by the position's key; NULL when off. */
     ProvenLine *proofs;
-    uint32_t proofs_count; /* slots in the ring */
-    uint32_t proofs_seq;   /* proofs kept so far */
-    ProofIndex *proof_index;
-    size_t proof_buckets_mask;
+    size_t proofs_mask;
 };
 
 /* Builds the search's read-only tables (the reduction table); called by

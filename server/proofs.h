@@ -17,7 +17,7 @@
 
 #include "engine/engine.h"
 
-#define PROOF_SHARE_ENTRIES 256
+#define PROOF_SHARE_ENTRIES 64
 
 typedef struct ProofShare ProofShare;
 
