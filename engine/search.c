@@ -73,7 +73,17 @@
 #define ROOT_VCF_PLIES 225        /* as long as a VCF can be on 15x15 */
 #define ROOT_VCT_NODES 150000     /* VCT budget at the root, before the main search */
 #define ROOT_THREAT_NODES_PER_DEPTH2 4000 /* a depth limit d caps root budgets at this * d * d */
-#define ROOT_VCT_PLIES 25
+#define ROOT_VCT_PLIES 25        /* VCT length limit: a move to play, and analysis in renju and standard */
+/* ...and in freestyle analysis: threes and fours on 15x15 freestyle often
+ * win only in 15 to 20 moves. On 157 freestyle positions of our games
+ * against Rapfi where its 0.4-s search first announced a forced win, a
+ * 1.2M-node analysis (about a second) proves 101 instead of 83 (21 that
+ * 25 plies did not, 3 the other way; on the 80 proofs both find 30% fewer
+ * nodes). In renju 45 plies cost proofs of the suite's VCT puzzles (the
+ * public suite at 800,000 nodes 91 instead of 94) and gained 2 of 53 such
+ * game positions; a move to play kept 25 (freestyle 47-61-12 with 45 in
+ * play, 20 s + 0.5 s a move). */
+#define ROOT_VCT_PLIES_FREESTYLE_ANALYSIS 45
 #define ROOT_QUIET_PLIES 3        /* the VCT may open with a quiet double-threat move */
 #define ROOT_QUIET_MOVES 2        /* ...and make up to this many quiet moves that threaten a VCF in a line */
 #define COMPLETE_NODES 100000     /* threat search budget to play a mate's line on to the five */
@@ -696,7 +706,7 @@ static void complete_mate_line(Engine *e, PvLine *l)
                 if (!vcf_find(&ts, room, t, &tl)) {
                     ts.aborted = false;
                     ts.nodes = 0;
-                    if (!vct_find(&ts, room < ROOT_VCT_PLIES ? room : ROOT_VCT_PLIES, t, &tl)) tl = 0;
+                    if (!vct_find(&ts, room < e->vct_plies ? room : e->vct_plies, t, &tl)) tl = 0;
                 }
                 if (tl > 0 && n + tl <= ENGINE_MAX_PV) {
                     for (int i = 0; i < tl; i++) {
@@ -750,7 +760,7 @@ static bool opponent_wins_after(Engine *e, Move m, bool vct, uint64_t budget)
     Move line[THREAT_MAX_LINE];
     int len;
     board_play(&e->board, m);
-    int r = threat_search(e, vct, budget, vct ? ROOT_VCT_PLIES : ROOT_VCF_PLIES, line, &len, NULL);
+    int r = threat_search(e, vct, budget, vct ? e->vct_plies : ROOT_VCF_PLIES, line, &len, NULL);
     board_undo(&e->board);
     return r > 0;
 }
@@ -797,7 +807,7 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
     int64_t deadline = e->threat_deadline_ns;
     if (deadline && !play) e->threat_deadline_ns = e->start_ns + (deadline - e->start_ns) * ROOT_OWN_THREAT_SHARE / 100;
     int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len, NULL);
-    if (!r && !e->stopped) r = threat_search(e, true, vct, ROOT_VCT_PLIES, line, len, &e->vct_open);
+    if (!r && !e->stopped) r = threat_search(e, true, vct, e->vct_plies, line, len, &e->vct_open);
     e->threat_deadline_ns = deadline;
     if (r || b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return r;
     Move opp[THREAT_MAX_LINE];
@@ -807,7 +817,7 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
     bool opp_vct = false;
     if (!o && !e->stopped && !play) {
         uint64_t budget = ROOT_OPP_VCT_NODES < vct ? ROOT_OPP_VCT_NODES : vct;
-        o = threat_search(e, true, budget, ROOT_VCT_PLIES, opp, &opp_len, NULL);
+        o = threat_search(e, true, budget, e->vct_plies, opp, &opp_len, NULL);
         opp_vct = o > 0;
     }
     board_pass(b);
@@ -921,6 +931,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     e->start_ns = search_now_ns();
     e->stop = limits->stop;
     e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
+    e->vct_plies = !limits->play && e->board.rule == RULE_FREESTYLE ? ROOT_VCT_PLIES_FREESTYLE_ANALYSIS : ROOT_VCT_PLIES;
     if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
     int64_t optimum_ms = limits->optimum_ms > 0 ? limits->optimum_ms : limits->time_ms * OPTIMUM_TIME_PCT / 100;
     int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
@@ -1112,7 +1123,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     }
     if (!proven_plies && e->vct_open && cut_short) {
         if (e->deadline_ns) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * LATE_VCT_TIME_PCT;
-        if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, ROOT_VCT_PLIES, proven, &proven_len, NULL);
+        if (!e->stopped) proven_plies = threat_search(e, true, LATE_VCT_NODES, e->vct_plies, proven, &proven_len, NULL);
         e->threat_deadline_ns = 0;
         if (proven_plies) keep_found(e, proven, proven_len);
     }

@@ -135,6 +135,27 @@ static void assert_legal_line(const Position *p, const Move *pv, int n)
     }
 }
 
+/* A freestyle analysis looks for VCTs longer than a move to play does
+ * (ROOT_VCT_PLIES_FREESTYLE_ANALYSIS): in this position of a self-play game
+ * of ours black's h11 wins by threes and fours in 17 moves (33 plies).
+ * Within 25 plies the solver finds nothing, and the main search needs
+ * about 900,000 nodes for a win in 13. */
+Test(search, freestyle_analysis_proves_a_vct_longer_than_25_plies)
+{
+    Position p = pos_of(RULE_FREESTYLE, "j10 g6 i11 f7 g13 h12 g11 g12");
+    EngineResult r = analyze(&p, (Limits){.nodes = 100000});
+    cr_assert_gt(r.mate, 0, "no win proven within 100,000 nodes (score %d)", r.score);
+    cr_assert_eq(r.best_move, pt("h11"));
+    const PvLine *l = &r.pvs[0];
+    cr_assert_eq(l->pv_len, 2 * r.mate - 1);
+    assert_legal_line(&p, l->pv, l->pv_len - 1);
+    static Board b;
+    cr_assert(board_reset(&b, 15, RULE_FREESTYLE));
+    for (int i = 0; i < p.nmoves; i++) board_play(&b, p.moves[i]);
+    for (int i = 0; i < l->pv_len - 1; i++) board_play(&b, l->pv[i]);
+    cr_assert(board_makes_five(&b, l->pv[l->pv_len - 1], BLACK), "the line ends in black's five");
+}
+
 Test(search, every_pv_is_a_legal_sequence)
 {
     const char *games[] = {"h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9", "h8 i9 j8 h7 j10 j7 i7 k9 k8 i8",
