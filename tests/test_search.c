@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 #include "engine/rules.h"
 #include "engine/vcf.h"
+#include "server/tactics.h"
 #include "support.h"
 
 static Engine *e;
@@ -146,14 +147,8 @@ Test(search, freestyle_analysis_proves_a_vct_longer_than_25_plies)
     EngineResult r = analyze(&p, (Limits){.nodes = 100000});
     cr_assert_gt(r.mate, 0, "no win proven within 100,000 nodes (score %d)", r.score);
     cr_assert_eq(r.best_move, pt("h11"));
-    const PvLine *l = &r.pvs[0];
-    cr_assert_eq(l->pv_len, 2 * r.mate - 1);
-    assert_legal_line(&p, l->pv, l->pv_len - 1);
-    static Board b;
-    cr_assert(board_reset(&b, 15, RULE_FREESTYLE));
-    for (int i = 0; i < p.nmoves; i++) board_play(&b, p.moves[i]);
-    for (int i = 0; i < l->pv_len - 1; i++) board_play(&b, l->pv[i]);
-    cr_assert(board_makes_five(&b, l->pv[l->pv_len - 1], BLACK), "the line ends in black's five");
+    Tactic t = {.pos = p, .kind = "vct"};
+    cr_assert(tactics_proof_replays(&t, &r), "the win in %d does not replay to black's five", r.mate);
 }
 
 Test(search, every_pv_is_a_legal_sequence)
