@@ -80,7 +80,7 @@
  * 1.2M-node analysis (about a second) proves 101 instead of 83 (21 that
  * 25 plies did not, 3 the other way; on the 80 proofs both find 30% fewer
  * nodes). In renju 45 plies cost proofs of the suite's VCT puzzles (the
- * public suite at 800,000 nodes 91 instead of 94) and gained 2 of 53 such
+ * public suite at 800,000 nodes 91 instead of 94) and gained 3 of 145 such
  * game positions; a move to play kept 25 (freestyle 47-61-12 with 45 in
  * play, 20 s + 0.5 s a move). */
 #define ROOT_VCT_PLIES_FREESTYLE_ANALYSIS 45
