@@ -29,7 +29,7 @@ Engine *engine_new(const EngineOptions *opt)
     e->disable = opt ? opt->disable : 0;
     e->persistent = opt && opt->persistent;
     e->tt.fresh_only = !e->persistent;
-    e->threat_cache = calloc(THREAT_CACHE_ENTRIES, sizeof *e->threat_cache);
+    e->threat_cache = tt_alloc_table(THREAT_CACHE_ENTRIES * sizeof *e->threat_cache);
     if (!e->threat_cache) goto fail;
     e->threat_mask = THREAT_CACHE_ENTRIES - 1;
     e->quiet_answers = calloc(QUIET_ANSWERS_ENTRIES, sizeof *e->quiet_answers);

@@ -3,12 +3,28 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "engine.h"
 
 /* An entry from an older generation counts this many plies shallower per
  * generation when choosing a victim. */
 #define TT_AGE_WEIGHT 8
+#define TT_HUGE_PAGE ((size_t)2 << 20)
+
+void *tt_alloc_table(size_t bytes)
+{
+    if (bytes < TT_HUGE_PAGE || bytes % TT_HUGE_PAGE) return calloc(1, bytes);
+    void *p = aligned_alloc(TT_HUGE_PAGE, bytes);
+    if (!p) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without huge pages the table works the same */
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
 
 bool tt_init(TT *tt, size_t mib)
 {
@@ -16,7 +32,7 @@ bool tt_init(TT *tt, size_t mib)
     if (mib == 0) mib = 1;
     size_t want = mib * 1024 * 1024 / sizeof(TTBucket), n = 1;
     while (n * 2 <= want) n *= 2;
-    tt->buckets = calloc(n, sizeof(TTBucket));
+    tt->buckets = tt_alloc_table(n * sizeof(TTBucket));
     if (!tt->buckets) return false;
     tt->mask = n - 1;
     return true;

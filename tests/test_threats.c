@@ -1,5 +1,6 @@
 /* Threat-space search (VCF, VCT) and the transposition table. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,31 @@ Test(threats, tt_keeps_deep_entries_and_replaces_old_ones)
     tt_store(&tt, 9ull << 40 | 7, 0, MOVE_NONE, 1, 0, 1, BOUND_EXACT);
     cr_assert(tt_probe(&tt, 9ull << 40 | 7, 0).hit);
     cr_assert_gt(buckets, 1000);
+    tt_free(&tt);
+}
+
+Test(threats, large_tables_come_zeroed_and_aligned_for_huge_pages)
+{
+    size_t huge = (size_t)2 << 20;
+    /* a 16 MiB table: 2 MiB aligned, every byte 0, and it can be written */
+    unsigned char *p = tt_alloc_table(8 * huge);
+    cr_assert_not_null(p);
+    cr_assert_eq((uintptr_t)p % huge, 0, "a large table starts on a 2 MiB boundary");
+    size_t nonzero = 0;
+    for (size_t i = 0; i < 8 * huge; i++) nonzero += p[i] != 0;
+    cr_assert_eq(nonzero, 0, "%zu bytes of a fresh table are not zero", nonzero);
+    p[8 * huge - 1] = 1;
+    free(p);
+    /* a small one (or one that is not whole huge pages) is plain zeroed memory */
+    unsigned char *q = tt_alloc_table(huge + 100);
+    cr_assert_not_null(q);
+    for (size_t i = 0; i < huge + 100; i++) cr_assert_eq(q[i], 0);
+    free(q);
+    /* the table of a 64 MiB engine sits on a boundary too */
+    TT tt;
+    cr_assert(tt_init(&tt, 64));
+    cr_assert_eq((uintptr_t)tt.buckets % huge, 0);
+    cr_assert_eq(tt_bytes(&tt), (size_t)64 << 20);
     tt_free(&tt);
 }
 
