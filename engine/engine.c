@@ -54,7 +54,7 @@ void engine_free(Engine *e)
 {
     if (!e) return;
     tt_free(&e->tt);
-    free(e->threat_cache);
+    tt_free_table(e->threat_cache, (e->threat_mask + 1) * sizeof *e->threat_cache);
     free(e->quiet_answers);
     free(e->proofs);
     free(e);

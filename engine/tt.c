@@ -1,11 +1,10 @@
 /* tt.c - bucketed transposition table (see tt.h). */
 #include "tt.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
 #include <sys/mman.h>
-#endif
 
 #include "engine.h"
 
@@ -14,16 +13,30 @@
 #define TT_AGE_WEIGHT 8
 #define TT_HUGE_PAGE ((size_t)2 << 20)
 
+static bool huge_table(size_t bytes) { return bytes >= TT_HUGE_PAGE && bytes % TT_HUGE_PAGE == 0; }
+
 void *tt_alloc_table(size_t bytes)
 {
-    if (bytes < TT_HUGE_PAGE || bytes % TT_HUGE_PAGE) return calloc(1, bytes);
-    void *p = aligned_alloc(TT_HUGE_PAGE, bytes);
-    if (!p) return NULL;
+    if (!huge_table(bytes)) return calloc(1, bytes);
+    /* mapped with a huge page's slack, then trimmed to an aligned span; the
+     * pages stay unwritten (zero) until first touched, as calloc's would */
+    size_t span = bytes + TT_HUGE_PAGE;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    char *p = (char *)(((uintptr_t)m + TT_HUGE_PAGE - 1) & ~(uintptr_t)(TT_HUGE_PAGE - 1));
+    if (p > m) munmap(m, (size_t)(p - m));
+    if (m + span > p + bytes) munmap(p + bytes, (size_t)(m + span - (p + bytes)));
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without huge pages the table works the same */
 #endif
-    memset(p, 0, bytes);
     return p;
+}
+
+void tt_free_table(void *p, size_t bytes)
+{
+    if (!p) return;
+    if (huge_table(bytes)) munmap(p, bytes);
+    else free(p);
 }
 
 bool tt_init(TT *tt, size_t mib)
@@ -40,7 +53,7 @@ bool tt_init(TT *tt, size_t mib)
 
 void tt_free(TT *tt)
 {
-    free(tt->buckets);
+    tt_free_table(tt->buckets, tt_bytes(tt));
     memset(tt, 0, sizeof *tt);
 }
 

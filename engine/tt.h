@@ -55,13 +55,16 @@ typedef struct {
     int bound;
 } TTProbe;
 
+/* Zeroed memory for a large table, given back with tt_free_table and the
+ * same size: whole 2 MiB multiples are mapped on 2 MiB boundaries and
+ * asked to sit on huge pages where the system gives them on request, so
+ * random probes also miss the TLB less. */
+void *tt_alloc_table(size_t bytes);
+void tt_free_table(void *p, size_t bytes);
+
 /* Allocates a table of at most mib MiB (rounded down to a power of two of
  * buckets, at least 1). Returns false when the memory cannot be had, leaving
  * tt empty. */
-/* Zeroed memory for a large table (free it with free()): whole 2 MiB
- * multiples are aligned to 2 MiB and asked to sit on huge pages where the
- * system gives them on request, so random probes also miss the TLB less. */
-void *tt_alloc_table(size_t bytes);
 bool tt_init(TT *tt, size_t mib);
 void tt_free(TT *tt);
 void tt_clear(TT *tt);

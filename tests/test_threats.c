@@ -193,12 +193,12 @@ Test(threats, large_tables_come_zeroed_and_aligned_for_huge_pages)
     for (size_t i = 0; i < 8 * huge; i++) nonzero += p[i] != 0;
     cr_assert_eq(nonzero, 0, "%zu bytes of a fresh table are not zero", nonzero);
     p[8 * huge - 1] = 1;
-    free(p);
+    tt_free_table(p, 8 * huge);
     /* a small one (or one that is not whole huge pages) is plain zeroed memory */
     unsigned char *q = tt_alloc_table(huge + 100);
     cr_assert_not_null(q);
     for (size_t i = 0; i < huge + 100; i++) cr_assert_eq(q[i], 0);
-    free(q);
+    tt_free_table(q, huge + 100);
     /* the table of a 64 MiB engine sits on a boundary too */
     TT tt;
     cr_assert(tt_init(&tt, 64));
