@@ -1086,7 +1086,9 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         /* a proven result cannot change with more depth */
         if ((best >= SCORE_MATE_MIN || best <= -SCORE_MATE_MIN) && SCORE_MATE - (best > 0 ? best : -best) < depth)
             break;
-        if (e->nroot == 1 && depth >= 2) break;
+        /* a move to play that is the only one is played at once; analysis
+         * goes on for its score and line */
+        if (e->nroot == 1 && depth >= 2 && limits->play) break;
         /* stop early when the answer is stable, later when it is not */
         if (depth > 1 && (e->root[0].move != last_best || best < last_score - SOFT_TIME_SCORE_DROP)) stable = 0;
         else stable++;
