@@ -307,6 +307,10 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
     Score settled;
     if (node_settled(e, ply, &settled)) return settled;
     if (e->disable & ENGINE_NO_HORIZON) return eval_static(b);
+    /* mate distance pruning, as in negamax */
+    if (alpha < mated_in(ply + 2)) alpha = mated_in(ply + 2);
+    if (beta > mate_in(ply + 3)) beta = mate_in(ply + 3);
+    if (alpha >= beta) return alpha;
 
     Color me = b->to_move, opp = OPPONENT(me);
     TTProbe t = {.hit = false, .move = MOVE_NONE};
@@ -460,8 +464,12 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     /* 1. */
     Score settled;
     if (node_settled(e, ply, &settled)) return settled;
-    if (alpha < mated_in(ply)) alpha = mated_in(ply);
-    if (beta > mate_in(ply + 1)) beta = mate_in(ply + 1);
+    /* mate distance pruning: with no five to make (quick_result), the side
+     * to move mates at ply + 3 at the soonest; with no two fives against
+     * it cannot be mated before ply + 2 (its opponent's five comes after
+     * its own move) */
+    if (alpha < mated_in(ply + 2)) alpha = mated_in(ply + 2);
+    if (beta > mate_in(ply + 3)) beta = mate_in(ply + 3);
     if (alpha >= beta) return alpha;
 
     /* 2. */

@@ -940,3 +940,33 @@ Test(threats, a_vcf_of_175_plies_is_proven_and_reported_whole, .timeout = 120)
     cr_assert(tactics_proof_replays(&t, &res), "the reported PV of %d plies replays to the five", res.pvs[0].pv_len);
     engine_free(e);
 }
+
+/* The main search alone (no root threat search) on the tactics suite at
+ * depths 2, 4 and 6: every mate it claims replays to a five in as many
+ * moves as it says, and mate distance pruning (a node with no five to
+ * make mates three plies on at the soonest) cuts no shorter mate: puzzle
+ * 45 is a mate in 7 at depths 4 and 6 (bounding that node at five plies
+ * on instead makes depth 6 claim a mate in 8). */
+Test(threats, the_main_search_alone_claims_exact_mates)
+{
+    int n, mates = 0;
+    Tactic *t = load_suite(&n);
+    Engine *en = engine_new(&(EngineOptions){.tt_mib = 4, .disable = ENGINE_NO_THREATS});
+    cr_assert_not_null(en);
+    for (int d = 2; d <= 6; d += 2)
+        for (int i = 0; i < n; i++) {
+            t[i].pos.ordered = false;
+            engine_clear(en);
+            EngineResult r;
+            cr_assert_eq(engine_analyze(en, &t[i].pos, &(Limits){.depth = d}, &r, NULL), POSITION_OK);
+            if (r.mate <= 0) continue;
+            mates++;
+            cr_assert(tactics_proof_replays(&t[i], &r), "depth %d, puzzle %d: the win in %d (PV of %d plies) does not replay",
+                      d, i + 1, r.mate, r.pvs[0].pv_len);
+            if (i + 1 == 45 && d >= 4) cr_assert_eq(r.mate, 7, "depth %d: puzzle 45 claimed as a win in %d", d, r.mate);
+        }
+    cr_log_info("%d mates claimed", mates);
+    cr_assert_geq(mates, 80);
+    engine_free(en);
+    free(t);
+}
