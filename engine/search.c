@@ -257,6 +257,18 @@ static bool node_settled(Engine *e, int ply, Score *out)
     return false;
 }
 
+/* Mate distance pruning at a node that node_settled() did not settle:
+ * with no five to make, the side to move mates three plies on at the
+ * soonest, and it cannot be mated before two plies on (the opponent's
+ * five comes after its own move). Narrows (alpha, beta) to that; true
+ * when nothing in the window can be reached (the node returns alpha). */
+static inline bool mate_distance_prune(int ply, Score *alpha, Score *beta)
+{
+    if (*alpha < mated_in(ply + 2)) *alpha = mated_in(ply + 2);
+    if (*beta > mate_in(ply + 3)) *beta = mate_in(ply + 3);
+    return *alpha >= *beta;
+}
+
 /* Swaps the best of mv[i..n) into mv[i]; ties go to the lower point. */
 static void pick(ScoredMove *mv, int n, int i)
 {
@@ -307,10 +319,7 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
     Score settled;
     if (node_settled(e, ply, &settled)) return settled;
     if (e->disable & ENGINE_NO_HORIZON) return eval_static(b);
-    /* mate distance pruning, as in negamax */
-    if (alpha < mated_in(ply + 2)) alpha = mated_in(ply + 2);
-    if (beta > mate_in(ply + 3)) beta = mate_in(ply + 3);
-    if (alpha >= beta) return alpha;
+    if (mate_distance_prune(ply, &alpha, &beta)) return alpha;
 
     Color me = b->to_move, opp = OPPONENT(me);
     TTProbe t = {.hit = false, .move = MOVE_NONE};
@@ -464,13 +473,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     /* 1. */
     Score settled;
     if (node_settled(e, ply, &settled)) return settled;
-    /* mate distance pruning: with no five to make (quick_result), the side
-     * to move mates at ply + 3 at the soonest; with no two fives against
-     * it cannot be mated before ply + 2 (its opponent's five comes after
-     * its own move) */
-    if (alpha < mated_in(ply + 2)) alpha = mated_in(ply + 2);
-    if (beta > mate_in(ply + 3)) beta = mate_in(ply + 3);
-    if (alpha >= beta) return alpha;
+    if (mate_distance_prune(ply, &alpha, &beta)) return alpha;
 
     /* 2. */
     Color me = b->to_move, opp = OPPONENT(me);
