@@ -50,6 +50,7 @@ enum {
     ENGINE_NO_LMR = 128,      /* no late move reductions */
     ENGINE_NO_MOVE_CHECK = 256, /* the move found is not checked against the opponent's VCT */
     ENGINE_NO_FAIL_HIGH = 512,  /* no fail-high reduction at cut nodes */
+    ENGINE_NO_CORRECTION = 1024, /* no correction history on the static eval */
 };
 
 typedef struct {

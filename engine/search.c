@@ -120,6 +120,13 @@
  * games at 0.5 s a move against the version without it), so there the
  * VCT gets only what the iterations leave. */
 #define VCT_OPEN_MAIN_PCT 50
+/* correction history: the static eval plus what the search found it
+ * missed in positions of the same threat mask and after the same last
+ * move; entries in 1/CORR_GRAIN of a point, saturating at CORR_MAX, each
+ * update (best - eval) * depth / CORR_DEPTH_DIV */
+#define CORR_GRAIN 16
+#define CORR_MAX (256 * CORR_GRAIN)
+#define CORR_DEPTH_DIV 8
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -295,12 +302,43 @@ static bool near_own(Move m, Move p)
     return (dx <= 2 && dy <= 2) || ((dx == 0 || dy == 0 || dx == dy) && dx <= 4 && dy <= 4);
 }
 
+/* The static eval corrected by the correction history. */
+static inline Score corrected(const Engine *e, Score raw)
+{
+    const Board *b = &e->board;
+    if (e->disable & ENGINE_NO_CORRECTION) return raw;
+    int me = b->to_move - 1;
+    Move last = board_last(b);
+    int32_t c = e->corr_mask[me][eval_threat_mask(b)] + (last != MOVE_NONE ? e->corr_last[me][last] : 0);
+    Score v = raw + c / CORR_GRAIN;
+    return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
+}
+
+static inline void corr_add(int32_t *c, int bonus)
+{
+    *c += bonus - *c * (bonus < 0 ? -bonus : bonus) / CORR_MAX;
+}
+
+/* After a node's search: moves the corrections towards what it found. */
+static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score eval)
+{
+    const Board *b = &e->board;
+    int me = b->to_move - 1;
+    int bonus = (best - eval) * CORR_GRAIN * depth / CORR_DEPTH_DIV;
+    if (bonus > CORR_MAX / 4) bonus = CORR_MAX / 4;
+    if (bonus < -CORR_MAX / 4) bonus = -CORR_MAX / 4;
+    corr_add(&e->corr_mask[me][mask], bonus);
+    Move last = board_last(b);
+    if (last != MOVE_NONE) corr_add(&e->corr_last[me][last], bonus);
+}
+
 /*
  * The threat quiescence below the horizon. The side to move that faces a
  * five blocks it; one that faces a straight four to come (an open three)
  * answers with the real defences or fours of its own that also make a two
  * or three (a bare four elsewhere only puts the answer off, past the
- * quiescence's reach); otherwise it may stand pat on the static eval or
+ * quiescence's reach); otherwise it may stand pat on the static eval
+ * (corrected by the correction history) or
  * play on with fours: every four it finds at the first QS_ALL_FOURS_PLIES
  * plies (QS_ALL_FOURS_PLIES_FREESTYLE in freestyle), later only fours
  * that also make a two or three, and from
@@ -344,7 +382,8 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
         n = movegen_defences(b, mv, QS_DEFEND_MIN_FOUR);
         if (n == 0) return mated_in(ply + 4);
     } else {
-        best = eval = t.hit ? t.eval : eval_static(b);
+        eval = t.hit ? t.eval : eval_static(b);
+        best = corrected(e, eval);
         stood = true;
         if (best >= beta || qply >= QS_MAX_PLY) return best;
         if (best > alpha) alpha = best;
@@ -450,9 +489,9 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *   1. limits, quick wins and losses, mate distance pruning
  *   2. the horizon (a four must still be answered)
  *   3. transposition table cut-off
- *   4. static eval (from the table when it has one), the improving flag;
- *      for pruning, the table's score where its bound says it is nearer
- *      the truth
+ *   4. static eval (from the table when it has one) plus the correction
+ *      history (ENGINE_NO_CORRECTION), the improving flag; for pruning,
+ *      the table's score where its bound says it is nearer the truth
  *   5. reverse futility pruning          (ENGINE_NO_FUTILITY)
  *   6. razoring                          (ENGINE_NO_FUTILITY)
  *   7. moves: forced replies or candidates, ordered
@@ -460,7 +499,7 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *                fail-high reduction     (ENGINE_NO_FAIL_HIGH)
  *                late move reductions    (ENGINE_NO_LMR)
  *                PVS with re-searches
- *   9. history and killers, table store
+ *   9. history and killers, correction history, table store
  * Pruning (5, 6, 8) happens only where the opponent threatens nothing: no
  * five and no straight four to make. The fail-high reduction needs only no
  * five to block, and the reductions never take a ply from a four-three or
@@ -487,7 +526,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     if (t.hit && !pv_node && t.depth >= depth && tt_cuts(&t, alpha, beta)) return t.score;
 
     /* 4. */
-    Score static_eval = t.hit ? t.eval : eval_static(b), eval = static_eval;
+    Score raw_eval = t.hit ? t.eval : eval_static(b), static_eval = corrected(e, raw_eval), eval = static_eval;
+    unsigned mask = eval_threat_mask(b);
     e->eval[ply] = static_eval;
     /* a searched score is a better guess than the static eval when its
      * bound lies on the far side of it (mates are left to the search) */
@@ -588,7 +628,14 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         if (quiet) quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
-    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, static_eval, depth, bound);
+    /* 9. correction history: from quiet results only (no threat against
+     * the side to move, a best move weaker than a four, no mate), and
+     * only where the bound says on which side of the eval the truth is */
+    if (!threatened && best > -SCORE_MATE_MIN && best < SCORE_MATE_MIN && best_move != MOVE_NONE &&
+        !threat_is_four(board_threat(b, best_move, me)) && !(bound == BOUND_LOWER && best <= static_eval) &&
+        !(bound == BOUND_UPPER && best >= static_eval))
+        corr_update(e, mask, depth, best, static_eval);
+    if (!(e->disable & ENGINE_NO_TT)) tt_store(&e->tt, b->key, ply, best_move, best, raw_eval, depth, bound);
     return best;
 }
 
@@ -961,6 +1008,8 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
             for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
     } else {
         memset(e->history, 0, sizeof e->history);
+        memset(e->corr_mask, 0, sizeof e->corr_mask);
+        memset(e->corr_last, 0, sizeof e->corr_last);
     }
     tt_new_search(&e->tt);
 

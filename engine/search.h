@@ -58,6 +58,10 @@ struct Engine {
     const EngineBook *book; /* engine_set_book; may be NULL */
     bool persistent;  /* EngineOptions.persistent */
     int32_t history[2][BOARD_CELLS];
+    /* eval corrections learned from the searches' results, per side to
+     * move: by the threat mask (eval.h) and by the last move's point */
+    int32_t corr_mask[2][1 << (2 * EVAL_FLAG_BITS)];
+    int32_t corr_last[2][BOARD_CELLS];
     Board board;
     TT tt;
     ThreatEntry *threat_cache;
