@@ -536,19 +536,20 @@ static bool vct_after(const char *moves, Move m, uint64_t budget)
 
 Test(search, a_move_after_which_the_opponent_proves_a_vct_is_replaced)
 {
-    /* freestyle, black to move (from a game lost to Rapfi): at depth 6 the
-     * search prefers k5, after which white wins by threes and fours in 15
-     * plies (l7 l4 k7 ...); the move check finds that and plays another
-     * move, after which no VCT is proven */
+    /* freestyle, black to move (from a game lost to Rapfi): at depth 8 the
+     * search prefers j8, after which white wins by threes and fours in 13
+     * plies (l4 l7 j4 ...); the move check finds that and plays another
+     * move, after which no VCT is proven. (Before the correction history
+     * the search preferred such a move, k5, already at depth 6.) */
     const char *moves = "k9 l5 o9 m7 i9 l6";
     Position p = pos_of(RULE_FREESTYLE, moves);
     Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = ENGINE_NO_MOVE_CHECK});
     cr_assert_not_null(x);
     EngineResult plain;
-    cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 6}, &plain, NULL), POSITION_OK);
+    cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 8}, &plain, NULL), POSITION_OK);
     engine_free(x);
     cr_assert(vct_after(moves, plain.best_move, 40000), "without the check the move found loses");
-    EngineResult r = analyze(&p, (Limits){.depth = 6});
+    EngineResult r = analyze(&p, (Limits){.depth = 8});
     cr_assert_neq(r.best_move, plain.best_move);
     cr_assert_eq(r.mate, 0);
     cr_assert_not(vct_after(moves, r.best_move, 200000), "the move played does not lose to a VCT");
