@@ -302,14 +302,15 @@ static bool near_own(Move m, Move p)
     return (dx <= 2 && dy <= 2) || ((dx == 0 || dy == 0 || dx == dy) && dx <= 4 && dy <= 4);
 }
 
-/* The static eval corrected by the correction history. */
-static inline Score corrected(const Engine *e, Score raw)
+/* The static eval corrected by the correction history (mask: the board's
+ * eval_threat_mask). */
+static inline Score corrected(const Engine *e, Score raw, unsigned mask)
 {
     const Board *b = &e->board;
     if (e->disable & ENGINE_NO_CORRECTION) return raw;
     int me = b->to_move - 1;
     Move last = board_last(b);
-    int32_t c = e->corr_mask[me][eval_threat_mask(b)] + (last != MOVE_NONE ? e->corr_last[me][last] : 0);
+    int32_t c = e->corr_mask[me][mask] + (last != MOVE_NONE ? e->corr_last[me][last] : 0);
     Score v = raw + c / CORR_GRAIN;
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
 }
@@ -383,7 +384,7 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
         if (n == 0) return mated_in(ply + 4);
     } else {
         eval = t.hit ? t.eval : eval_static(b);
-        best = corrected(e, eval);
+        best = corrected(e, eval, eval_threat_mask(b));
         stood = true;
         if (best >= beta || qply >= QS_MAX_PLY) return best;
         if (best > alpha) alpha = best;
@@ -526,8 +527,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     if (t.hit && !pv_node && t.depth >= depth && tt_cuts(&t, alpha, beta)) return t.score;
 
     /* 4. */
-    Score raw_eval = t.hit ? t.eval : eval_static(b), static_eval = corrected(e, raw_eval), eval = static_eval;
     unsigned mask = eval_threat_mask(b);
+    Score raw_eval = t.hit ? t.eval : eval_static(b), static_eval = corrected(e, raw_eval, mask), eval = static_eval;
     e->eval[ply] = static_eval;
     /* a searched score is a better guess than the static eval when its
      * bound lies on the far side of it (mates are left to the search) */
