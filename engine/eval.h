@@ -49,6 +49,10 @@ static inline unsigned eval_threat_mask(const Board *b)
 /* Value of the position for the side to move (positive is good for it). */
 Score eval_static(const Board *b);
 
+/* The same, given the board's eval_threat_mask (for a caller that needs
+ * the mask too). */
+Score eval_static_masked(const Board *b, unsigned mask);
+
 /* Value of one side's shape alone, from that side's counts, as the side
  * without the move. */
 Score eval_side(const Board *b, Color side);

@@ -302,6 +302,13 @@ static bool near_own(Move m, Move p)
     return (dx <= 2 && dy <= 2) || ((dx == 0 || dy == 0 || dx == dy) && dx <= 4 && dy <= 4);
 }
 
+/* Saturating update of a history or correction entry: moves towards
+ * +-max, never past it. */
+static inline void gravity_add(int32_t *v, int bonus, int max)
+{
+    *v += bonus - *v * (bonus < 0 ? -bonus : bonus) / max;
+}
+
 /* The static eval corrected by the correction history (mask: the board's
  * eval_threat_mask). */
 static inline Score corrected(const Engine *e, Score raw, unsigned mask)
@@ -315,11 +322,6 @@ static inline Score corrected(const Engine *e, Score raw, unsigned mask)
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
 }
 
-static inline void corr_add(int32_t *c, int bonus)
-{
-    *c += bonus - *c * (bonus < 0 ? -bonus : bonus) / CORR_MAX;
-}
-
 /* After a node's search: moves the corrections towards what it found. */
 static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score eval)
 {
@@ -328,9 +330,9 @@ static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score e
     int bonus = (best - eval) * CORR_GRAIN * depth / CORR_DEPTH_DIV;
     if (bonus > CORR_MAX / 4) bonus = CORR_MAX / 4;
     if (bonus < -CORR_MAX / 4) bonus = -CORR_MAX / 4;
-    corr_add(&e->corr_mask[me][mask], bonus);
+    gravity_add(&e->corr_mask[me][mask], bonus, CORR_MAX);
     Move last = board_last(b);
-    if (last != MOVE_NONE) corr_add(&e->corr_last[me][last], bonus);
+    if (last != MOVE_NONE) gravity_add(&e->corr_last[me][last], bonus, CORR_MAX);
 }
 
 /*
@@ -383,8 +385,9 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
         n = movegen_defences(b, mv, QS_DEFEND_MIN_FOUR);
         if (n == 0) return mated_in(ply + 4);
     } else {
-        eval = t.hit ? t.eval : eval_static(b);
-        best = corrected(e, eval, eval_threat_mask(b));
+        unsigned mask = eval_threat_mask(b);
+        eval = t.hit ? t.eval : eval_static_masked(b, mask);
+        best = corrected(e, eval, mask);
         stood = true;
         if (best >= beta || qply >= QS_MAX_PLY) return best;
         if (best > alpha) alpha = best;
@@ -464,11 +467,6 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
     }
 }
 
-/* Saturating history update: moves towards +-HISTORY_MAX, never past it. */
-static inline void history_add(int32_t *h, int bonus)
-{
-    *h += bonus - *h * (bonus < 0 ? -bonus : bonus) / HISTORY_MAX;
-}
 
 /* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
 static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)
@@ -476,9 +474,9 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
     int me = e->board.to_move - 1;
     int bonus = depth * depth * 16;
     if (bonus > HISTORY_BONUS_MAX) bonus = HISTORY_BONUS_MAX;
-    history_add(&e->history[me][m], bonus);
+    gravity_add(&e->history[me][m], bonus, HISTORY_MAX);
     for (int i = 0; i < ntried; i++)
-        if (tried[i] != m) history_add(&e->history[me][tried[i]], -bonus);
+        if (tried[i] != m) gravity_add(&e->history[me][tried[i]], -bonus, HISTORY_MAX);
     if (e->killers[ply][0] != m) {
         e->killers[ply][1] = e->killers[ply][0];
         e->killers[ply][0] = m;
@@ -528,7 +526,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
 
     /* 4. */
     unsigned mask = eval_threat_mask(b);
-    Score raw_eval = t.hit ? t.eval : eval_static(b), static_eval = corrected(e, raw_eval, mask), eval = static_eval;
+    Score raw_eval = t.hit ? t.eval : eval_static_masked(b, mask), static_eval = corrected(e, raw_eval, mask);
+    Score eval = static_eval;
     e->eval[ply] = static_eval;
     /* a searched score is a better guess than the static eval when its
      * bound lies on the far side of it (mates are left to the search) */
