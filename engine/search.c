@@ -309,15 +309,26 @@ static inline void gravity_add(int32_t *v, int bonus, int max)
     *v += bonus - *v * (bonus < 0 ? -bonus : bonus) / max;
 }
 
-/* The static eval corrected by the correction history (mask: the board's
- * eval_threat_mask). */
-static inline Score corrected(const Engine *e, Score raw, unsigned mask)
+/* The correction entries of the side to move in the current position
+ * (mask: the board's eval_threat_mask): by mask, and by the last move's
+ * point when there is one. Returns how many. */
+static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[2])
 {
     const Board *b = &e->board;
-    if (e->disable & ENGINE_NO_CORRECTION) return raw;
     int me = b->to_move - 1;
     Move last = board_last(b);
-    int32_t c = e->corr_mask[me][mask] + (last != MOVE_NONE ? e->corr_last[me][last] : 0);
+    entry[0] = &e->corr_mask[me][mask];
+    if (last == MOVE_NONE) return 1;
+    entry[1] = &e->corr_last[me][last];
+    return 2;
+}
+
+/* The static eval corrected by the correction history. */
+static inline Score corrected(Engine *e, Score raw, unsigned mask)
+{
+    if (e->disable & ENGINE_NO_CORRECTION) return raw;
+    int32_t *entry[2], c = 0;
+    for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) c += *entry[i];
     Score v = raw + c / CORR_GRAIN;
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
 }
@@ -325,14 +336,11 @@ static inline Score corrected(const Engine *e, Score raw, unsigned mask)
 /* After a node's search: moves the corrections towards what it found. */
 static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score eval)
 {
-    const Board *b = &e->board;
-    int me = b->to_move - 1;
     int bonus = (best - eval) * CORR_GRAIN * depth / CORR_DEPTH_DIV;
     if (bonus > CORR_MAX / 4) bonus = CORR_MAX / 4;
     if (bonus < -CORR_MAX / 4) bonus = -CORR_MAX / 4;
-    gravity_add(&e->corr_mask[me][mask], bonus, CORR_MAX);
-    Move last = board_last(b);
-    if (last != MOVE_NONE) gravity_add(&e->corr_last[me][last], bonus, CORR_MAX);
+    int32_t *entry[2];
+    for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) gravity_add(entry[i], bonus, CORR_MAX);
 }
 
 /*
@@ -466,7 +474,6 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
         else mv[i].score += e->history[me][m] / HISTORY_DIV;
     }
 }
-
 
 /* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
 static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)

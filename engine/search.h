@@ -60,7 +60,7 @@ struct Engine {
     int32_t history[2][BOARD_CELLS];
     /* eval corrections learned from the searches' results, per side to
      * move: by the threat mask (eval.h) and by the last move's point */
-    int32_t corr_mask[2][1 << (2 * EVAL_FLAG_BITS)];
+    int32_t corr_mask[2][EVAL_MASKS];
     int32_t corr_last[2][BOARD_CELLS];
     Board board;
     TT tt;
