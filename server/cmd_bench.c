@@ -2,7 +2,7 @@
  * cmd_bench.c - `gomokud bench`: the search benchmark.
  *
  *   gomokud bench [--depth N] [--timed-ms MS]   fixed positions of each rule
- *   gomokud bench tactics [--file F] [--time-ms MS]   the tactics suite
+ *   gomokud bench tactics [--file F] [--time-ms MS | --nodes N]   the tactics suite
  *
  * The fixed-depth part searches every position from a cleared engine, so
  * its node counts and best moves are the same on every machine; the
@@ -10,6 +10,11 @@
  * part reports the depth each position reaches in MS milliseconds and the
  * effective branching factor: the nodes of the last completed iteration to
  * the power 1/depth.
+ *
+ * The tactics part gives each puzzle a time limit, or with --nodes a node
+ * limit: then the count and the nodes spent are the same on every machine
+ * and under any load, so two versions of the solver can be compared on a
+ * shared machine by their counts and node totals.
  */
 #include <math.h>
 #include <stdio.h>
@@ -159,7 +164,7 @@ static int bench_search(int depth, int timed_ms)
     return 0;
 }
 
-static int bench_tactics(const char *file, int time_ms)
+static int bench_tactics(const char *file, int time_ms, int64_t node_limit)
 {
     Tactic *t;
     char err[256];
@@ -169,36 +174,46 @@ static int bench_tactics(const char *file, int time_ms)
         return 1;
     }
     Engine *e = engine_new(&(EngineOptions){.tt_mib = BENCH_TT_MIB});
-    int64_t *ms = malloc(sizeof *ms * (size_t)(n ? n : 1));
-    if (!e || !ms) {
+    int64_t *cost = malloc(sizeof *cost * (size_t)(n ? n : 1)); /* ms, or nodes with a node limit */
+    if (!e || !cost) {
         fprintf(stderr, "gomokud bench tactics: out of memory\n");
         engine_free(e);
-        free(ms);
+        free(cost);
         free(t);
         return 1;
     }
     int solved = 0, kinds_solved[2] = {0, 0}, kinds[2] = {0, 0};
+    int64_t total_nodes = 0;
     char buf[8];
+    Limits lim = node_limit ? (Limits){.nodes = node_limit} : (Limits){.time_ms = time_ms};
     for (int i = 0; i < n; i++) {
         t[i].pos.ordered = false; /* the suite's move orders are not always legal games */
         engine_clear(e);
         EngineResult r;
-        PositionError pe = engine_analyze(e, &t[i].pos, &(Limits){.time_ms = time_ms}, &r, NULL);
+        PositionError pe = engine_analyze(e, &t[i].pos, &lim, &r, NULL);
         bool ok = pe == POSITION_OK && r.mate > 0 && tactics_is_win(&t[i], r.best_move) && tactics_proof_replays(&t[i], &r);
         int k = strcmp(t[i].kind, "vcf") != 0; /* a "win3" (a win in three own moves) goes with the VCTs */
         kinds[k]++;
         kinds_solved[k] += ok;
         solved += ok;
-        ms[i] = ok ? r.time_ms : time_ms;
+        total_nodes += (int64_t)r.nodes;
+        cost[i] = node_limit ? (ok ? (int64_t)r.nodes : node_limit) : (ok ? r.time_ms : time_ms);
         if (!ok)
             printf("tactics %d (%s %s) unsolved: played %s, score %d\n", i + 1, rule_name(t[i].pos.rule), t[i].kind,
                    move_to_notation(r.best_move, t[i].pos.size, buf), r.score);
     }
-    qsort(ms, (size_t)n, sizeof *ms, cmp_i64);
-    printf("tactics: solved %d/%d within %d ms each (vcf %d/%d, vct %d/%d), median time %lld ms\n", solved, n, time_ms,
-           kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], (long long)(n ? ms[n / 2] : 0));
+    qsort(cost, (size_t)n, sizeof *cost, cmp_i64);
+    long long median = (long long)(n ? cost[n / 2] : 0);
+    if (node_limit)
+        printf("tactics: solved %d/%d within %lld nodes each (vcf %d/%d, vct %d/%d), median nodes %lld, "
+               "total nodes %lld\n",
+               solved, n, (long long)node_limit, kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], median,
+               (long long)total_nodes);
+    else
+        printf("tactics: solved %d/%d within %d ms each (vcf %d/%d, vct %d/%d), median time %lld ms\n", solved, n,
+               time_ms, kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], median);
     engine_free(e);
-    free(ms);
+    free(cost);
     free(t);
     return 0;
 }
@@ -207,23 +222,27 @@ int cmd_bench(int argc, char **argv)
 {
     bool tactics = argc > 0 && !strcmp(argv[0], "tactics");
     int depth = BENCH_DEFAULT_DEPTH, timed = BENCH_DEFAULT_TIMED_MS, time_ms = TACTICS_DEFAULT_MS;
+    long long nodes = 0;
+    bool time_given = false, nodes_given = false;
     const char *file = TACTICS_DEFAULT_FILE;
     for (int i = tactics; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             printf("usage: gomokud bench [--depth N] [--timed-ms MS]\n"
-                   "       gomokud bench tactics [--file FILE] [--time-ms MS]\n");
+                   "       gomokud bench tactics [--file FILE] [--time-ms MS | --nodes N]\n");
             return 0;
         }
         if (!v) goto bad;
         if (!tactics && !strcmp(a, "--depth")) depth = atoi(v);
         else if (!tactics && !strcmp(a, "--timed-ms")) timed = atoi(v);
         else if (tactics && !strcmp(a, "--file")) file = v;
-        else if (tactics && !strcmp(a, "--time-ms")) time_ms = atoi(v);
+        else if (tactics && !strcmp(a, "--time-ms")) time_ms = atoi(v), time_given = true;
+        else if (tactics && !strcmp(a, "--nodes")) nodes = atoll(v), nodes_given = true;
         else goto bad;
     }
     if (depth < 1 || depth > ENGINE_MAX_DEPTH || timed < 0 || time_ms < 1) goto bad;
-    return tactics ? bench_tactics(file, time_ms) : bench_search(depth, timed);
+    if (nodes_given && (nodes < 1 || time_given)) goto bad; /* one limit: a time or a node count */
+    return tactics ? bench_tactics(file, time_ms, nodes) : bench_search(depth, timed);
 bad:
     fprintf(stderr, "gomokud bench: bad arguments (see gomokud bench --help)\n");
     return 2;
