@@ -1,7 +1,11 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 
@@ -56,3 +60,57 @@ void support_moves(Board *b, int size, Rule rule, const char *moves)
 /* Build the tables before Criterion starts its test processes, so that each
  * test inherits them instead of building its own. */
 __attribute__((constructor)) static void support_preload(void) { board_init_tables(); }
+
+int support_run(const char *name, const char *const *args, const char *input, char *out, size_t outmax,
+                size_t *len, char *err, size_t errmax)
+{
+    const char *dir = getenv("GOMOKUD_BIN_DIR");
+    cr_assert_not_null(dir, "GOMOKUD_BIN_DIR is not set");
+    char bin[4096];
+    snprintf(bin, sizeof bin, "%s/%s", dir, name);
+    cr_assert_eq(access(bin, X_OK), 0, "%s is not an executable", bin);
+
+    FILE *in = tmpfile(), *errf = tmpfile();
+    cr_assert(in && errf);
+    size_t n_in = strlen(input);
+    cr_assert_eq(fwrite(input, 1, n_in, in), n_in);
+    cr_assert_eq(fflush(in), 0);
+    rewind(in);
+    int pipefd[2];
+    cr_assert_eq(pipe(pipefd), 0);
+
+    char *argv[16] = {bin};
+    int argc = 1;
+    for (int i = 0; args && args[i] && argc < 15; i++) argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        dup2(fileno(in), 0);
+        dup2(pipefd[1], 1);
+        dup2(fileno(errf), 2);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        execv(bin, argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    fclose(in);
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(pipefd[0], out + got, outmax - 1 - got)) > 0) got += (size_t)n;
+    close(pipefd[0]);
+    out[got] = 0;
+    if (len) *len = got;
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    if (err && errmax) {
+        rewind(errf);
+        size_t e = fread(err, 1, errmax - 1, errf);
+        err[e] = 0;
+    }
+    fclose(errf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

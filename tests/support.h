@@ -2,6 +2,8 @@
 #ifndef GOMOKUD_TESTS_SUPPORT_H
 #define GOMOKUD_TESTS_SUPPORT_H
 
+#include <stddef.h>
+
 #include "engine/board.h"
 
 /* Tables once per test process (Criterion forks a process per test):
@@ -18,5 +20,14 @@ void support_moves(Board *b, int size, Rule rule, const char *moves);
 
 /* The point named in notation on b, failing the test when it is not one. */
 Move support_pt(const Board *b, const char *notation);
+
+/* Runs the program `name` of $GOMOKUD_BIN_DIR with the arguments args
+ * (NULL-terminated; at most 14) and input on stdin (from a temporary file,
+ * so nothing can deadlock). Its stdout goes to out (NUL-terminated, at most
+ * outmax - 1 bytes; *len its length when len is not NULL), the start of
+ * its stderr to err (may be NULL: dropped). Returns the exit code, or -1
+ * when it did not exit normally. Fails the test when it cannot run. */
+int support_run(const char *name, const char *const *args, const char *input, char *out, size_t outmax,
+                size_t *len, char *err, size_t errmax);
 
 #endif

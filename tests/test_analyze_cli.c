@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "support.h"
 
 #define OUT_MAX (1 << 20)
 
@@ -19,58 +19,15 @@ typedef struct {
 
 static Run run;
 
-/* Runs `gomokud analyze --tt-mib=4 args...` with input on stdin (from a
- * temporary file, so nothing can deadlock) and collects stdout and the start
- * of stderr into run. */
+/* Runs `gomokud analyze --tt-mib=4 args...` with input on stdin and
+ * collects stdout and the start of stderr into run. */
 static void analyze(const char *input, const char *const *args)
 {
-    const char *dir = getenv("GOMOKUD_BIN_DIR");
-    cr_assert_not_null(dir, "GOMOKUD_BIN_DIR is not set");
-    char bin[4096];
-    snprintf(bin, sizeof bin, "%s/gomokud", dir);
-    cr_assert_eq(access(bin, X_OK), 0, "%s is not an executable", bin);
-
-    FILE *in = tmpfile();
-    cr_assert_not_null(in);
-    cr_assert_eq(fwrite(input, 1, strlen(input), in), strlen(input));
-    cr_assert_eq(fflush(in), 0);
-    rewind(in);
-    FILE *err = tmpfile();
-    cr_assert_not_null(err);
-    int out[2];
-    cr_assert_eq(pipe(out), 0);
-
-    char *argv[16] = {bin, "analyze", "--tt-mib=4"};
-    int argc = 3;
-    for (int i = 0; args && args[i] && argc < 15; i++) argv[argc++] = (char *)args[i];
+    const char *argv[16] = {"analyze", "--tt-mib=4"};
+    int argc = 2;
+    for (int i = 0; args && args[i] && argc < 14; i++) argv[argc++] = args[i];
     argv[argc] = NULL;
-
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        dup2(fileno(in), 0);
-        dup2(out[1], 1);
-        dup2(fileno(err), 2);
-        close(out[0]);
-        close(out[1]);
-        execv(bin, argv);
-        _exit(127);
-    }
-    close(out[1]);
-    fclose(in);
-    run.len = 0;
-    ssize_t n;
-    while ((n = read(out[0], run.out + run.len, OUT_MAX - 1 - run.len)) > 0) run.len += (size_t)n;
-    close(out[0]);
-    run.out[run.len] = 0;
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    run.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    rewind(err);
-    size_t e = fread(run.err, 1, sizeof run.err - 1, err);
-    run.err[e] = 0;
-    fclose(err);
+    run.status = support_run("gomokud", argv, input, run.out, sizeof run.out, &run.len, run.err, sizeof run.err);
 }
 
 static int count_lines(void)

@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "support.h"
 
 #define OUT_MAX (1 << 16)
 
@@ -52,37 +53,11 @@ TestSuite(bench_cli, .init = pick_puzzles, .fini = drop_puzzles);
  * (stderr dropped). */
 static void bench(Run *r, const char *const *args)
 {
-    const char *dir = getenv("GOMOKUD_BIN_DIR");
-    cr_assert_not_null(dir, "GOMOKUD_BIN_DIR is not set");
-    char bin[4096];
-    snprintf(bin, sizeof bin, "%s/gomokud", dir);
-    char *argv[16] = {bin, "bench", "tactics", "--file", suite};
-    int argc = 5;
-    for (int i = 0; args[i] && argc < 15; i++) argv[argc++] = (char *)args[i];
+    const char *argv[16] = {"bench", "tactics", "--file", suite};
+    int argc = 4;
+    for (int i = 0; args[i] && argc < 14; i++) argv[argc++] = args[i];
     argv[argc] = NULL;
-    int out[2];
-    cr_assert_eq(pipe(out), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE *null = fopen("/dev/null", "w"); /* the refusals' messages */
-        if (null) dup2(fileno(null), 2);
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        execv(bin, argv);
-        _exit(127);
-    }
-    close(out[1]);
-    size_t len = 0;
-    ssize_t n;
-    while ((n = read(out[0], r->out + len, OUT_MAX - 1 - len)) > 0) len += (size_t)n;
-    close(out[0]);
-    r->out[len] = 0;
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r->status = support_run("gomokud", argv, "", r->out, sizeof r->out, NULL, NULL, 0);
 }
 
 /* The solved count of the summary line. */
