@@ -121,9 +121,12 @@ Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
     cr_assert(open >= 2 && open <= 6, "opening of %d stones", open);
     cr_assert_not_null(strchr(first + off, '/'), "no scores in '%s'", first);
 
-    char log[128];
+    enum { ITERATIONS = 30 };
+    char log[128], last[64];
     snprintf(log, sizeof log, "%s/train.log", dir);
-    snprintf(cmd, sizeof cmd, "%s/train-eval --out %s --iterations 30 %s 2>%s", bin_dir(), tables, games, log);
+    snprintf(last, sizeof last, "iteration %d: loss ", ITERATIONS);
+    snprintf(cmd, sizeof cmd, "%s/train-eval --out %s --iterations %d %s 2>%s", bin_dir(), tables, ITERATIONS, games,
+             log);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     /* the optimiser's own progress: the training loss of the last
      * iteration against the prior's (the values kept are the ones the
@@ -136,7 +139,7 @@ Test(train, games_are_written_resumed_and_fitted, .timeout = 240)
     while (fgets(lg, sizeof lg, f)) {
         const char *p = strstr(lg, "S = ") ? strstr(lg, "prior loss ") : NULL; /* (not the policy's) */
         if (p) cr_assert_eq(sscanf(p, "prior loss %lf", &start_loss), 1, "%s", lg);
-        if ((p = strstr(lg, "iteration 30: loss "))) cr_assert_eq(sscanf(p, "iteration 30: loss %lf", &last_loss), 1, "%s", lg);
+        if ((p = strstr(lg, last))) cr_assert_eq(sscanf(p + strlen(last), "%lf", &last_loss), 1, "%s", lg);
     }
     fclose(f);
     cr_assert(start_loss > 0 && last_loss > 0 && last_loss < start_loss, "the fit lowers the training loss: %g -> %g",
