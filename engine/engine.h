@@ -117,6 +117,11 @@ typedef struct {
     bool play;                /* choosing a move to play (a game, a level): an undecided root
                                  VCT gets no more than what the iterations leave, instead of
                                  half of a time limit (analysis, where a proof is the point) */
+    bool threats_only;        /* the threat solver alone: the side to move's VCF, then its VCT
+                                 (root settings, quiet openers included), under the limits, and
+                                 no iterations; unproven, the answer is the first candidate with
+                                 the static eval (how `gomokud bench tactics --solver` measures
+                                 the solver apart from the main search) */
 } Limits;
 
 typedef struct {

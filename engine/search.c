@@ -1002,7 +1002,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
     int multipv = limits->multipv < 1 ? 1 : limits->multipv > ENGINE_MAX_MULTIPV ? ENGINE_MAX_MULTIPV : limits->multipv;
     /* the move check's share of the limits is kept back until it runs */
-    bool move_check = multipv == 1 && !(e->disable & ENGINE_NO_MOVE_CHECK) &&
+    bool move_check = multipv == 1 && !limits->threats_only && !(e->disable & ENGINE_NO_MOVE_CHECK) &&
                       (MOVE_CHECK_RENJU || e->board.rule != RULE_RENJU);
     uint64_t full_node_limit = e->node_limit;
     int64_t full_deadline = e->deadline_ns;
@@ -1061,6 +1061,27 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     Move proven[THREAT_MAX_LINE];
     int proven_len = 0, proven_plies = 0;
     bool proven_won = true; /* false: a kept proof says the side to move loses */
+    if (limits->threats_only) {
+        /* the solver alone, with every limit for it (no share kept back) */
+        e->threat_deadline_ns = e->deadline_ns;
+        uint64_t rest = e->node_limit ? e->node_limit : UINT64_MAX;
+        bool undecided = false;
+        proven_plies = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, proven, &proven_len, &undecided);
+        if (!proven_plies && !e->stopped)
+            proven_plies = threat_search(e, true, rest, e->vct_plies, proven, &proven_len, &undecided);
+        if (proven_plies) {
+            fill_proven(out, mate_in(proven_plies), proven, proven_len);
+        } else {
+            qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
+            out->npv = 1;
+            fill_line(&out->pvs[0], &e->root[0]);
+            out->pvs[0].score = eval_static(b);
+            out->pvs[0].mate = 0;
+            out->complete = !undecided && !e->stopped;
+        }
+        finish(e, out);
+        return;
+    }
     if (limits->time_ms > 0) e->threat_deadline_ns = e->start_ns + limits->time_ms * 10000 * ROOT_THREAT_TIME_PCT;
     e->vct_open = false; /* (set by the root VCT, if it runs) */
     if (!(e->disable & ENGINE_NO_THREATS)) {

@@ -2,7 +2,7 @@
  * cmd_bench.c - `gomokud bench`: the search benchmark.
  *
  *   gomokud bench [--depth N] [--timed-ms MS]   fixed positions of each rule
- *   gomokud bench tactics [--file F] [--time-ms MS | --nodes N]   the tactics suite
+ *   gomokud bench tactics [--file F] [--time-ms MS | --nodes N] [--solver]   the tactics suite
  *
  * The fixed-depth part searches every position from a cleared engine, so
  * its node counts and best moves are the same on every machine; the
@@ -14,7 +14,10 @@
  * The tactics part gives each puzzle a time limit, or with --nodes a node
  * limit: then the count and the nodes spent are the same on every machine
  * and under any load, so two versions of the solver can be compared on a
- * shared machine by their counts and node totals.
+ * shared machine by their counts and node totals. --solver runs the threat
+ * solver alone (Limits.threats_only: the VCF, then the VCT with the root's
+ * settings, no iterations), so a change to it is measured apart from the
+ * main search.
  */
 #include <math.h>
 #include <stdio.h>
@@ -164,7 +167,7 @@ static int bench_search(int depth, int timed_ms)
     return 0;
 }
 
-static int bench_tactics(const char *file, int time_ms, int64_t node_limit)
+static int bench_tactics(const char *file, int time_ms, int64_t node_limit, bool solver)
 {
     Tactic *t;
     char err[256];
@@ -186,6 +189,7 @@ static int bench_tactics(const char *file, int time_ms, int64_t node_limit)
     int64_t total_nodes = 0;
     char buf[8];
     Limits lim = node_limit ? (Limits){.nodes = node_limit} : (Limits){.time_ms = time_ms};
+    lim.threats_only = solver;
     for (int i = 0; i < n; i++) {
         t[i].pos.ordered = false; /* the suite's move orders are not always legal games */
         engine_clear(e);
@@ -206,12 +210,12 @@ static int bench_tactics(const char *file, int time_ms, int64_t node_limit)
     long long median = (long long)(n ? cost[n / 2] : 0);
     if (node_limit)
         printf("tactics: solved %d/%d within %lld nodes each (vcf %d/%d, vct %d/%d), median nodes %lld, "
-               "total nodes %lld\n",
+               "total nodes %lld%s\n",
                solved, n, (long long)node_limit, kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], median,
-               (long long)total_nodes);
+               (long long)total_nodes, solver ? " (solver alone)" : "");
     else
-        printf("tactics: solved %d/%d within %d ms each (vcf %d/%d, vct %d/%d), median time %lld ms\n", solved, n,
-               time_ms, kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], median);
+        printf("tactics: solved %d/%d within %d ms each (vcf %d/%d, vct %d/%d), median time %lld ms%s\n", solved, n,
+               time_ms, kinds_solved[0], kinds[0], kinds_solved[1], kinds[1], median, solver ? " (solver alone)" : "");
     engine_free(e);
     free(cost);
     free(t);
@@ -223,14 +227,19 @@ int cmd_bench(int argc, char **argv)
     bool tactics = argc > 0 && !strcmp(argv[0], "tactics");
     int depth = BENCH_DEFAULT_DEPTH, timed = BENCH_DEFAULT_TIMED_MS, time_ms = TACTICS_DEFAULT_MS;
     long long nodes = 0;
-    bool time_given = false, nodes_given = false;
+    bool time_given = false, nodes_given = false, solver = false;
     const char *file = TACTICS_DEFAULT_FILE;
     for (int i = tactics; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             printf("usage: gomokud bench [--depth N] [--timed-ms MS]\n"
-                   "       gomokud bench tactics [--file FILE] [--time-ms MS | --nodes N]\n");
+                   "       gomokud bench tactics [--file FILE] [--time-ms MS | --nodes N] [--solver]\n");
             return 0;
+        }
+        if (tactics && !strcmp(a, "--solver")) {
+            solver = true;
+            i--; /* a flag: no value */
+            continue;
         }
         if (!v) goto bad;
         if (!tactics && !strcmp(a, "--depth")) depth = atoi(v);
@@ -242,7 +251,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (depth < 1 || depth > ENGINE_MAX_DEPTH || timed < 0 || time_ms < 1) goto bad;
     if (nodes_given && (nodes < 1 || time_given)) goto bad; /* one limit: a time or a node count */
-    return tactics ? bench_tactics(file, time_ms, nodes) : bench_search(depth, timed);
+    return tactics ? bench_tactics(file, time_ms, nodes, solver) : bench_search(depth, timed);
 bad:
     fprintf(stderr, "gomokud bench: bad arguments (see gomokud bench --help)\n");
     return 2;

@@ -93,6 +93,19 @@ Test(bench_cli, a_tight_node_limit_leaves_puzzles_unsolved_and_names_them)
     cr_assert_not_null(strstr(a.out, "within 1 nodes each"), "%s", a.out);
 }
 
+Test(bench_cli, the_solver_alone_proves_the_puzzles_and_says_so)
+{
+    bench(&a, (const char *const[]){"--nodes", "300000", "--solver", NULL});
+    cr_assert_eq(a.status, 0);
+    cr_assert_not_null(strstr(a.out, "tactics: solved 5/5 within 300000 nodes each (vcf 2/2, vct 3/3), median nodes "),
+                       "%s", a.out);
+    cr_assert_not_null(strstr(a.out, " (solver alone)\n"), "%s", a.out);
+    bench(&b, (const char *const[]){"--solver", "--nodes", "1", NULL});
+    cr_assert_eq(b.status, 0);
+    cr_assert_lt(solved(&b), NPICKED, "%s", b.out);
+    cr_assert_not_null(strstr(b.out, " (solver alone)\n"), "%s", b.out);
+}
+
 Test(bench_cli, a_zero_node_limit_or_two_limits_are_refused)
 {
     bench(&a, (const char *const[]){"--nodes", "0", NULL});

@@ -970,3 +970,56 @@ Test(threats, the_main_search_alone_claims_exact_mates)
     engine_free(en);
     free(t);
 }
+
+/* Limits.threats_only runs the solver alone (how `bench tactics --solver`
+ * measures it): the VCF and VCT puzzles it proves come back as replayable
+ * wins with no iterations of the main search; a position without a forced
+ * win gets the first candidate, no mate and depth 0, complete when the
+ * solver disproved within the limit and not when the limit cut it short. */
+Test(threats, the_solver_alone_proves_wins_and_runs_no_iterations, .timeout = 120)
+{
+    int n;
+    Tactic *t = load_suite(&n);
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 4});
+    int picked[] = {0, 49, 50}; /* a freestyle VCF, two renju VCTs */
+    for (int k = 0; k < 3; k++) {
+        Tactic *p = &t[picked[k]];
+        p->pos.ordered = false;
+        engine_clear(e);
+        EngineResult r;
+        cr_assert_eq(engine_analyze(e, &p->pos, &(Limits){.nodes = 300000, .threats_only = true}, &r, NULL),
+                     POSITION_OK);
+        cr_assert_gt(r.mate, 0, "puzzle %d (%s): no proof", picked[k] + 1, p->kind);
+        cr_assert(tactics_is_win(p, r.best_move), "puzzle %d: not a winning move", picked[k] + 1);
+        cr_assert(tactics_proof_replays(p, &r), "puzzle %d: the proof does not replay to a five", picked[k] + 1);
+        cr_assert_eq(r.depth, r.pvs[0].pv_len, "the depth is the proof's length in plies");
+        cr_assert_eq(r.mate, (r.pvs[0].pv_len + 1) / 2);
+    }
+    /* a quiet opening: the full analysis iterates, the solver alone does not */
+    engine_clear(e);
+    EngineResult full, alone;
+    Position quiet = {.rule = RULE_FREESTYLE, .size = 15};
+    support_moves(&b, 15, RULE_FREESTYLE, "h8 h9 i9 g7");
+    for (int i = 0; i < b.nmoves; i++) quiet.moves[quiet.nmoves++] = b.history[i].move;
+    cr_assert_eq(engine_analyze(e, &quiet, &(Limits){.depth = 6}, &full, NULL), POSITION_OK);
+    cr_assert_eq(full.depth, 6, "the full analysis iterates");
+    engine_clear(e);
+    cr_assert_eq(engine_analyze(e, &quiet, &(Limits){.nodes = 200000, .threats_only = true}, &alone, NULL),
+                 POSITION_OK);
+    cr_assert_eq(alone.mate, 0);
+    cr_assert_eq(alone.depth, 0, "no iterations");
+    cr_assert(alone.complete, "four stones: the solver disproves every VCT within the limit");
+    cr_assert_lt(alone.nodes, 200000);
+    cr_assert(board_empty(&b, alone.best_move) && board_candidate(&b, alone.best_move), "a candidate move");
+    /* cut short: puzzle 63's proof needs millions of nodes */
+    Tactic *hard = &t[62];
+    hard->pos.ordered = false;
+    engine_clear(e);
+    cr_assert_eq(engine_analyze(e, &hard->pos, &(Limits){.nodes = 20000, .threats_only = true}, &alone, NULL),
+                 POSITION_OK);
+    cr_assert_eq(alone.mate, 0);
+    cr_assert_not(alone.complete, "the node limit cut the solver short");
+    cr_assert_leq(alone.nodes, 20000);
+    engine_free(e);
+    free(t);
+}
