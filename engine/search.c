@@ -990,6 +990,18 @@ static int cmp_root(const void *a, const void *b)
     return (x->move > y->move) - (x->move < y->move);
 }
 
+/* The depth 0 answer: the root moves in order, the first with the static
+ * eval. */
+static void first_answer(Engine *e, EngineResult *out)
+{
+    qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
+    out->npv = 1;
+    fill_line(&out->pvs[0], &e->root[0]);
+    e->eval[0] = eval_static(&e->board);
+    out->pvs[0].score = e->eval[0];
+    out->pvs[0].mate = 0;
+}
+
 void search_run(Engine *e, const Limits *limits, EngineResult *out)
 {
     memset(e, 0, offsetof(Engine, disable));
@@ -1072,11 +1084,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         if (proven_plies) {
             fill_proven(out, mate_in(proven_plies), proven, proven_len);
         } else {
-            qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
-            out->npv = 1;
-            fill_line(&out->pvs[0], &e->root[0]);
-            out->pvs[0].score = eval_static(b);
-            out->pvs[0].mate = 0;
+            first_answer(e, out);
             out->complete = !undecided && !e->stopped;
         }
         finish(e, out);
@@ -1104,15 +1112,8 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (proven_plies)
         for (int i = 0; i < e->nroot; i++)
             if (e->root[i].move == proven[0]) e->root[i].order = ORDER_TT;
-    qsort(e->root, (size_t)e->nroot, sizeof(RootMove), cmp_root);
+    first_answer(e, out); /* in case the first iteration does not finish */
     if (multipv > e->nroot) multipv = e->nroot;
-
-    /* depth 0 answer in case the first iteration does not finish */
-    out->npv = 1;
-    fill_line(&out->pvs[0], &e->root[0]);
-    e->eval[0] = eval_static(b);
-    out->pvs[0].score = e->eval[0];
-    out->pvs[0].mate = 0;
 
     int64_t deadline = e->deadline_ns;
     uint64_t node_limit = e->node_limit;
