@@ -859,6 +859,16 @@ static int drop_refuted_moves(Engine *e, bool vct)
  * analysis, not for a move to play) its VCT, whose points then go first in
  * the root order (and which goes to out, with how many moves refute it).
  * Returns 0 when no win was proven. */
+/* The side to move's VCF, then (unproven) its VCT, within those budgets:
+ * plies to the five or 0; *undecided says whether the VCT was cut short
+ * (untouched when it did not run: a stop came first). */
+static int own_threats(Engine *e, uint64_t vcf, uint64_t vct, Move *line, int *len, bool *undecided)
+{
+    int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len, NULL);
+    if (!r && !e->stopped) r = threat_search(e, true, vct, e->vct_plies, line, len, undecided);
+    return r;
+}
+
 static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *len, EngineResult *out)
 {
     Board *b = &e->board;
@@ -871,8 +881,7 @@ static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *
     }
     int64_t deadline = e->threat_deadline_ns;
     if (deadline && !play) e->threat_deadline_ns = e->start_ns + (deadline - e->start_ns) * ROOT_OWN_THREAT_SHARE / 100;
-    int r = threat_search(e, false, vcf, ROOT_VCF_PLIES, line, len, NULL);
-    if (!r && !e->stopped) r = threat_search(e, true, vct, e->vct_plies, line, len, &e->vct_open);
+    int r = own_threats(e, vcf, vct, line, len, &e->vct_open);
     e->threat_deadline_ns = deadline;
     if (r || b->tcount[2 - b->to_move][T_FIVE] || e->stopped) return r;
     Move opp[THREAT_MAX_LINE];
@@ -1078,9 +1087,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         e->threat_deadline_ns = e->deadline_ns;
         uint64_t rest = e->node_limit ? e->node_limit : UINT64_MAX;
         bool undecided = false;
-        proven_plies = threat_search(e, false, ROOT_VCF_NODES, ROOT_VCF_PLIES, proven, &proven_len, &undecided);
-        if (!proven_plies && !e->stopped)
-            proven_plies = threat_search(e, true, rest, e->vct_plies, proven, &proven_len, &undecided);
+        proven_plies = own_threats(e, ROOT_VCF_NODES, rest, proven, &proven_len, &undecided);
         if (proven_plies) {
             fill_proven(out, mate_in(proven_plies), proven, proven_len);
         } else {
