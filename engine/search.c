@@ -854,11 +854,6 @@ static int drop_refuted_moves(Engine *e, bool vct)
     return nkept;
 }
 
-/* Threat-space search at the root: our own win (returned as the line and
- * its length in plies), else the opponent's VCF, or failing that (in
- * analysis, not for a move to play) its VCT, whose points then go first in
- * the root order (and which goes to out, with how many moves refute it).
- * Returns 0 when no win was proven. */
 /* The side to move's VCF, then (unproven) its VCT, within those budgets:
  * plies to the five or 0; *undecided says whether the VCT was cut short
  * (untouched when it did not run: a stop came first). */
@@ -869,6 +864,11 @@ static int own_threats(Engine *e, uint64_t vcf, uint64_t vct, Move *line, int *l
     return r;
 }
 
+/* Threat-space search at the root: our own win (returned as the line and
+ * its length in plies), else the opponent's VCF, or failing that (in
+ * analysis, not for a move to play) its VCT, whose points then go first in
+ * the root order (and which goes to out, with how many moves refute it).
+ * Returns 0 when no win was proven. */
 static int root_threats(Engine *e, int depth_limit, bool play, Move *line, int *len, EngineResult *out)
 {
     Board *b = &e->board;
