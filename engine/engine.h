@@ -51,6 +51,7 @@ enum {
     ENGINE_NO_MOVE_CHECK = 256, /* the move found is not checked against the opponent's VCT */
     ENGINE_NO_FAIL_HIGH = 512,  /* no fail-high reduction at cut nodes */
     ENGINE_NO_CORRECTION = 1024, /* no correction history on the static eval */
+    ENGINE_NO_PROBCUT = 2048,    /* no ProbCut */
 };
 
 typedef struct {
