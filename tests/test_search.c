@@ -471,32 +471,32 @@ Test(search, the_fail_high_reduction_shrinks_the_tree_and_keeps_the_tactics)
     cr_assert_lt(a.nodes, b.nodes);
 }
 
+/* A search step (off with flag) that shrinks the tree of these positions at
+ * depths d and d + 1 and proves a forced win (tactics.jsonl line 3) with
+ * the same first move and mate as without it. */
+static void shrinks_the_tree_and_keeps_the_tactics(unsigned flag, int d, const char *name)
+{
+    uint64_t with = nodes_at_depth(0, d) + nodes_at_depth(0, d + 1);
+    uint64_t without = nodes_at_depth(flag, d) + nodes_at_depth(flag, d + 1);
+    cr_log_info("depths %d and %d: %llu nodes, %llu without %s", d, d + 1, (unsigned long long)with,
+                (unsigned long long)without, name);
+    cr_assert_lt(with, without, "%s: %llu nodes against %llu", name, (unsigned long long)with,
+                 (unsigned long long)without);
+    cr_assert_eq(tactic(0).score, tactic(flag).score, "%s", name);
+}
+
 /* The correction history adds to the static eval what the search found it
- * missed (by threat mask and last move): at depths 9 and 10 the tree of
- * these positions is smaller with it, and a forced win (tactics.jsonl line
- * 3) is proven with the same first move and mate as without it. */
+ * missed (by threat mask and last move). */
 Test(search, the_correction_history_shrinks_the_tree_and_keeps_the_tactics)
 {
-    uint64_t with = nodes_at_depth(0, 9) + nodes_at_depth(0, 10);
-    uint64_t without = nodes_at_depth(ENGINE_NO_CORRECTION, 9) + nodes_at_depth(ENGINE_NO_CORRECTION, 10);
-    cr_log_info("depths 9 and 10: %llu nodes, %llu without the correction history", (unsigned long long)with,
-                (unsigned long long)without);
-    cr_assert_lt(with, without, "%llu nodes against %llu", (unsigned long long)with, (unsigned long long)without);
-    cr_assert_eq(tactic(0).score, tactic(ENGINE_NO_CORRECTION).score);
+    shrinks_the_tree_and_keeps_the_tactics(ENGINE_NO_CORRECTION, 9, "the correction history");
 }
 
 /* ProbCut: a reduced search that beats beta by a margin stands for a deep
- * non-PV node's result. At depths 11 and 12 the tree of these positions is
- * smaller with it, and a forced win (tactics.jsonl line 3) is proven with the
- * same first move and mate as without it. */
+ * non-PV node's result (it needs depth 5, so the test trees are deeper). */
 Test(search, probcut_shrinks_a_deep_tree_and_keeps_the_tactics)
 {
-    uint64_t with = nodes_at_depth(0, 11) + nodes_at_depth(0, 12);
-    uint64_t without = nodes_at_depth(ENGINE_NO_PROBCUT, 11) + nodes_at_depth(ENGINE_NO_PROBCUT, 12);
-    cr_log_info("depths 11 and 12: %llu nodes, %llu without ProbCut", (unsigned long long)with,
-                (unsigned long long)without);
-    cr_assert_lt(with, without, "%llu nodes against %llu", (unsigned long long)with, (unsigned long long)without);
-    cr_assert_eq(tactic(0).score, tactic(ENGINE_NO_PROBCUT).score);
+    shrinks_the_tree_and_keeps_the_tactics(ENGINE_NO_PROBCUT, 11, "ProbCut");
 }
 
 Test(search, a_fresh_search_after_a_deeper_one_of_the_same_position_is_still_a_function_of_it)
