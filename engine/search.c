@@ -579,8 +579,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
 
     /* 7. ProbCut */
     Score rbeta = beta + PROBCUT_MARGIN;
-    if (prune && depth >= PROBCUT_MIN_DEPTH && eval >= beta && rbeta < SCORE_MATE_MIN && !(e->disable & ENGINE_NO_PROBCUT) &&
-        !(t.hit && t.depth >= depth - PROBCUT_REDUCTION && t.score < rbeta)) {
+    if (prune && depth >= PROBCUT_MIN_DEPTH && eval >= beta && rbeta < SCORE_MATE_MIN &&
+        !(e->disable & ENGINE_NO_PROBCUT) && !(t.hit && t.depth >= depth - PROBCUT_REDUCTION && t.score < rbeta)) {
         for (int i = 0; i < limit && i < PROBCUT_MOVES; i++) {
             pick(mv, n, i);
             Move m = mv[i].move;
