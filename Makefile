@@ -194,6 +194,7 @@ run: deps
 test:
 	@scripts/deps.sh test
 	$(MAKE) --no-print-directory test-deploy
+	$(MAKE) --no-print-directory test-tools
 	$(MAKE) --no-print-directory -j2 --output-sync=recurse test-unit test-asan
 
 test-unit: $(UNIT)
@@ -204,6 +205,12 @@ test-asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="-O1 -g" \
 	    EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDLIBS="$(SAN_FLAGS)" test-unit
+
+# The match tools (tools/match.sh, tools/match_score.py) against a stand-in
+# for the match runner; no engine is played (about a second).
+.PHONY: test-tools
+test-tools:
+	tests/tools/run.sh
 
 # Test positions (tactics.jsonl).
 DATA_DIR ?= tests/data

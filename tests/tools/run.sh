@@ -1,0 +1,79 @@
+#!/bin/bash
+# Tests of tools/match.sh and tools/match_score.py (no engines needed): the
+# scorer on a hand-made SGF file, and the match driver against a stand-in
+# for c-gomoku-cli that records its arguments and writes games whose results
+# follow from them. Prints one line per check; exits non-zero on a failure.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check NAME EXPECTED ACTUAL
+    if [ "$2" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
+}
+
+# 1. The scorer. Pairs (games 2k-1, 2k): A wins both (1); black wins both
+#    (1/2, twice); a draw and a loss (1/4); a void game (no engine move)
+#    left out: 4-3-1, 56.25%, +44 Elo; the pairs' scores 1, 1/2, 1/2, 1/4
+#    have a standard error of 0.157, so 0.5625 -+ 0.308: -187 to +331.
+#    Counted for B with the void game (a white win), 4-4-1 of 9; its pairs
+#    0, 1/2, 1/2, 3/4 and 1 (the lone game) give 0.5 -+ 0.325.
+game() { # game GN BLACK WHITE RESULT [MOVES]
+    printf '(;FF[4]GM[4]GN[%s]EV[x]RO[1.%s]RU[0]SZ[15]PB[%s]PW[%s]RE[%s]TE[t]\n;B[hh]C[opening move]%s)\n\n' \
+        "$1" "$1" "$2" "$3" "$4" "${5-;W[ii]C[120ms];B[jj]C[88ms]}"
+}
+{
+    game 1 A B B+1; game 2 B A W+1
+    game 3 A B B+1; game 4 B A B+1
+    game 5 A B B+1; game 6 B A B+1
+    game 7 A B 0; game 8 B A B+1
+    game 9 A B W+1 ''
+} >"$tmp/s.sgf"
+check "scorer: A" \
+    "A 4-3-1 of 8 (56.2%), black 3-0-1, white 1-3-0, void 1: Elo +44 [-187, +331], 4 pairs" \
+    "$(python3 "$here/tools/match_score.py" "$tmp/s.sgf")"
+check "scorer: B, voids kept" \
+    "B 4-4-1 of 9 (50.0%), black 3-1-0, white 1-3-1, void 0: Elo +0 [-269, +269], 5 pairs" \
+    "$(python3 "$here/tools/match_score.py" --engine B --keep-void "$tmp/s.sgf")"
+
+# 2. The match driver. The stand-in runner: black wins every game, so each
+#    colour-swapped pair is 1-1; it appends its arguments to calls.txt.
+cat >"$tmp/cgc" <<'RUNNER'
+#!/bin/bash
+echo "$*" >>"$(dirname "$0")/calls.txt"
+games=0 sgf= open=
+while [ $# -gt 0 ]; do
+    case $1 in
+    -games) games=$2; shift ;;
+    -sgf) sgf=$2; shift ;;
+    file=*) open=${1#file=} ;;
+    esac
+    shift
+done
+[ "$games" -eq $((2 * $(wc -l <"$open"))) ] || { echo "games $games for $(wc -l <"$open") openings" >&2; exit 1; }
+for ((g = 1; g <= games; g++)); do
+    if ((g % 2)); then b=B w=A; else b=A w=B; fi
+    printf '(;FF[4]GN[%d]PB[%s]PW[%s]RE[B+1]TE[t]\n;B[hh]C[opening move];W[ii]C[5ms];B[jj]C[7ms])\n\n' "$g" "$b" "$w"
+done >"$sgf"
+RUNNER
+chmod +x "$tmp/cgc"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/engine" && chmod +x "$tmp/engine"
+printf 'h8 i9 j10  # score 3\nh8i8\n\nj7 j8 j9\nk5 k6\nl5\n' >"$tmp/open.txt"
+out=$(cd "$tmp" && "$here/tools/match.sh" -o open.txt -d m -k 2 -x ./cgc engine engine 2>&1 | tail -n 1)
+check "match: score of 3 chunks" "A 5-5-0 of 10 (50.0%), black 5-0-0, white 0-5-0, void 0: Elo +0 [+0, +0], 5 pairs" "$out"
+check "match: chunks done" "3" "$(ls "$tmp"/m/chunk-*.done | wc -l)"
+check "match: openings as pos" "h8i9j10 h8i8 j7j8j9 k5k6 l5" "$(tr '\n' ' ' <"$tmp/m/openings.pos" | sed 's/ $//')"
+check "match: runner calls" "3" "$(wc -l <"$tmp/calls.txt")"
+check "match: equal time in every call" "3" "$(grep -c -- '-each tc=20/0.5 .* -engine name=A cmd=[^ ]*engine -engine name=B' "$tmp/calls.txt")"
+rm "$tmp/m/chunk-001.done"
+(cd "$tmp" && "$here/tools/match.sh" -o open.txt -d m -k 2 -T 10/0.25 -x ./cgc engine engine >/dev/null 2>&1)
+check "match: resumed with one chunk" "4" "$(wc -l <"$tmp/calls.txt")"
+check "match: time odds" "-engine name=B cmd=$tmp/engine tc=10/0.25" \
+    "$(tail -n 1 "$tmp/calls.txt" | grep -o -- '-engine name=B [^ ]* tc=[^ ]*')"
+check "match: the resumed chunk's openings" "j7j8j9 k5k6" "$(tr '\n' ' ' <"$tmp/m/chunk-001.pos" | sed 's/ $//')"
+(cd "$tmp" && "$here/tools/match.sh" -o open.txt -d m -r gomoku -x ./cgc engine engine >/dev/null 2>&1)
+check "match: an unknown rule is refused" "2" "$?"
+(cd "$tmp" && "$here/tools/match.sh" -o open.txt -d m -k 0 -x ./cgc engine engine >/dev/null 2>&1)
+check "match: a chunk of 0 is refused" "2" "$?"
+check "match: refusals ran nothing" "4" "$(wc -l <"$tmp/calls.txt")"
+[ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
