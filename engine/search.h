@@ -85,8 +85,8 @@ void search_init(void);
 bool search_keep_proof(Engine *e, const Move *line, int len);
 
 /* Whether ProbCut may try m on b: the side to move makes an open three or
- * more there, or takes the point where the opponent would (quiet moves
- * seldom beat beta by ProbCut's margin in a shallow search). */
+ * more there, or takes the point where the opponent would (a quiet move's
+ * shallow search beating beta by the margin was too often wrong). */
 bool search_probcut_candidate(const Board *b, Move m);
 
 /* Searches e->board (already set up) within limits; fills *out. */

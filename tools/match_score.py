@@ -7,12 +7,12 @@ Counts the games of engine NAME (default "A", the first engine of
 tools/match.sh) in every file: wins, losses and draws, by colour, the score
 with its Elo difference and a 95% interval. The interval comes from the
 colour-swapped pairs (with -repeat, c-gomoku-cli's games 2k-1 and 2k,
-GN[...], play one opening with colours swapped): in gomoku the opening often decides both games of a pair,
-so the pairs, not the games, are the independent draws (the pentanomial
-model fishtest uses). A game without a move of the engines' own (void: a
+GN[...], play one opening with colours swapped): in gomoku the opening
+often decides both games of a pair, so the pairs, not the games, are the
+independent draws (as in fishtest's pentanomial model). A game without a move of the engines' own (void: a
 runner or engine failure before the first move) is left out unless
 --keep-void. Prints one line, e.g.
-  A 446-411-23 of 880 (52.0%), black 250-180-9, white 196-231-14, void 0: Elo +14 [-9, +37], 440 pairs
+  A 446-411-23 of 880 (52.0%), black 268-162-10, white 178-249-13, void 0: Elo +14 [-3, +31], 440 pairs
 """
 import math
 import re
