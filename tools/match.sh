@@ -19,7 +19,7 @@
 # Scores: tools/match_score.py DIR/chunk-*.sgf (progress.txt has its line after each chunk).
 set -eu
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; } # the comment above
 
 here=$(cd "$(dirname "$0")" && pwd)
 openings= out= rule=freestyle tc=20/0.5 tc_b= conc=1 chunk=20 minutes= rundir=. cgc=${CGC:-c-gomoku-cli}

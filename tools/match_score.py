@@ -44,7 +44,7 @@ def main(argv):
             files.append(a)
     if not files:
         sys.exit("usage: tools/match_score.py [--engine NAME] [--keep-void] FILE.sgf...")
-    w = l = d = void = 0
+    void = 0
     by_colour = {"B": [0, 0, 0], "W": [0, 0, 0]}
     pairs = {}
     n_seen = 0
@@ -69,23 +69,23 @@ def main(argv):
                 pts, k = 0.0, 1
             else:
                 pts, k = 0.5, 2
-            (w, l, d) = (w + (k == 0), l + (k == 1), d + (k == 2))
             by_colour[colour][k] += 1
             gn = props.get("GN", "")
             pair = (int(gn) - 1) // 2 if gn.isdigit() else "g%d" % n_seen
             pairs.setdefault((fi, pair), []).append(pts)
+    b, wh = by_colour["B"], by_colour["W"]
+    w, l, d = (b[k] + wh[k] for k in range(3))
     n = w + l + d
     if n == 0:
         print("%s: no games" % engine)
         return 1
     score = (w + d / 2) / n
-    # the spread of the per-pair scores (a lone game of an unfinished pair
-    # counts as a pair of one) around the score
+    # the spread of the per-pair scores around their mean (a lone game of
+    # an unfinished pair counts as a pair of one)
     ps = [sum(v) / len(v) for v in pairs.values()]
     m = sum(ps) / len(ps)
     var = sum((x - m) ** 2 for x in ps) / max(1, len(ps) - 1)
     se = math.sqrt(var / len(ps)) if len(ps) > 1 else 0.5
-    b, wh = by_colour["B"], by_colour["W"]
     print("%s %d-%d-%d of %d (%.1f%%), black %d-%d-%d, white %d-%d-%d, void %d: Elo %+.0f [%+.0f, %+.0f], %d pairs"
           % (engine, w, l, d, n, 100 * score, b[0], b[1], b[2], wh[0], wh[1], wh[2], void,
              elo(score), elo(score - 1.96 * se), elo(score + 1.96 * se), len(ps)))
