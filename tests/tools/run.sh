@@ -36,6 +36,41 @@ check "scorer: B, voids kept" \
     "B 4-4-1 of 9 (50.0%), black 3-1-0, white 1-3-1, void 0: Elo +0 [-269, +269], 5 pairs" \
     "$(python3 "$here/tools/match_score.py" --engine B --keep-void "$tmp/s.sgf")"
 
+# 1b. The SPRT (the same formula and cases as tests/test_selfplay_sprt.c).
+#    50 pairs scored 0, 1/4, 1/2, 3/4 and 1, counted 2, 10, 20, 14 and 4:
+#    LLR 0.4041 at elo0 0, elo1 10. Six won pairs at 0, 50 reach 2.9628
+#    (half a result at each end: one kind only), past the upper bound 2.944
+#    at the sixth pair; later losses do not change the verdict. Five won
+#    pairs give 2.1382: no verdict.
+pair() { # pair K RESULT_OF_A_AS_BLACK RESULT_OF_A_AS_WHITE (B+1, W+1 or 0)
+    game $((2 * $1 - 1)) A B "$2"; game $((2 * $1)) B A "$3"
+}
+{ # mixed so that no bound is crossed on the way
+    k=0
+    for ((i = 0; i < 20; i++)); do
+        pair $((++k)) B+1 B+1                 # 1/2
+        ((i < 14)) && pair $((++k)) B+1 0     # 3/4
+        ((i < 10)) && pair $((++k)) W+1 0     # 1/4
+        ((i < 4)) && pair $((++k)) B+1 W+1    # 1
+        ((i < 2)) && pair $((++k)) W+1 B+1    # 0
+    done
+} >"$tmp/p.sgf"
+check "scorer: SPRT, pentanomial" "LLR 0.40 (-2.94, 2.94)" \
+    "$(python3 "$here/tools/match_score.py" --sprt 0,10 "$tmp/p.sgf" | grep -o 'LLR.*')"
+{
+    for k in 1 2 3 4 5; do pair $k B+1 W+1; done
+} >"$tmp/w5.sgf"
+{
+    for k in 1 2 3 4 5 6; do pair $k B+1 W+1; done
+    for k in 7 8; do pair $k W+1 B+1; done
+} >"$tmp/w6.sgf"
+check "scorer: SPRT, five won pairs" "LLR 2.14 (-2.94, 2.94)" \
+    "$(python3 "$here/tools/match_score.py" --sprt 0,50 "$tmp/w5.sgf" | grep -o 'LLR.*')"
+check "scorer: SPRT, decided at the sixth pair" "LLR 2.96 (-2.94, 2.94) H1 accepted at pair 6" \
+    "$(python3 "$here/tools/match_score.py" --sprt 0,50 "$tmp/w6.sgf" | grep -o 'LLR.*')"
+python3 "$here/tools/match_score.py" --sprt 10,0 "$tmp/w6.sgf" >/dev/null 2>&1
+check "scorer: SPRT bounds in the wrong order are refused" "1" "$?"
+
 # 2. The match driver. The stand-in runner: black wins every game, so each
 #    colour-swapped pair is 1-1; it appends its arguments to calls.txt.
 cat >"$tmp/cgc" <<'RUNNER'
@@ -76,4 +111,15 @@ check "match: an unknown rule is refused" "2" "$?"
 (cd "$tmp" && "$here/tools/match.sh" -o open.txt -d m -k 0 -x ./cgc engine engine >/dev/null 2>&1)
 check "match: a chunk of 0 is refused" "2" "$?"
 check "match: refusals ran nothing" "4" "$(wc -l <"$tmp/calls.txt")"
+# 3. The driver's SPRT: every pair scores 1/2 (black wins), so at elo0 0,
+#    elo1 200 the LLR is -4.86 at the fifth pair: H0 accepted in the third
+#    chunk of two openings, and the other two chunks are not played.
+printf 'h8\ni9\nj10\nk11\nl12\nh9\nh10\nh11\nh12\nh13\n' >"$tmp/open10.txt"
+calls=$(wc -l <"$tmp/calls.txt")
+out=$(cd "$tmp" && "$here/tools/match.sh" -o open10.txt -d s -k 2 -s 0,200 -x ./cgc engine engine 2>&1 | tail -n 1)
+check "match: SPRT stops the match" "match.sh: the SPRT has decided: LLR -4.86 (-2.94, 2.94) H0 accepted at pair 5" "$out"
+check "match: SPRT, chunks played" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
+(cd "$tmp" && "$here/tools/match.sh" -o open10.txt -d s -s 5,0 -x ./cgc engine engine >/dev/null 2>&1)
+check "match: SPRT bounds in the wrong order are refused" "2" "$?"
+check "match: the refusal ran nothing" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
