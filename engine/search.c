@@ -528,6 +528,9 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  * five and no straight four to make. The fail-high reduction needs only no
  * five to block, and the reductions never take a ply from a four-three or
  * a straight four. cut_node marks an expected cut node (never a PV node).
+ * Nothing is pruned while every move searched so far loses (move-count
+ * pruning and the candidate cap wait for a move that holds): a mate score
+ * the search returns is a proof against every answer of the loser's.
  */
 static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, bool pv_node, bool cut_node)
 {
@@ -582,6 +585,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     int n = movegen(b, mv, &kind);
     if (n == 0) return kind == GEN_BLOCK_FIVE ? mated_in(ply + 2) : 0;
     order_moves(e, mv, n, t.hit ? t.move : MOVE_NONE, ply);
+    /* the candidate cap: moves past it are searched only while every move
+     * so far loses (below), so that a mate this node returns is a proof */
     int limit = n;
     if (kind == GEN_ALL && limit > PRUNE_BASE + PRUNE_PER_DEPTH * depth) limit = PRUNE_BASE + PRUNE_PER_DEPTH * depth;
 
@@ -615,7 +620,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     Move best_move = MOVE_NONE;
     Move quiets[BOARD_MAX_MOVES];
     int nquiets = 0, searched = 0;
-    for (int i = 0; i < limit; i++) {
+    for (int i = 0; i < n; i++) {
+        if (i >= limit && best > -SCORE_MATE_MIN) break;
         pick(mv, n, i);
         Move m = mv[i].move;
         Threat own = board_threat(b, m, me), theirs = board_threat(b, m, opp);

@@ -123,6 +123,33 @@ Test(search, the_loser_sees_the_mate_against_it)
     cr_assert_leq(r.score, -SCORE_MATE_MIN);
 }
 
+/* A mate the main search reports holds against every answer of the
+ * loser's on its line. In this position of a self-play game (freestyle,
+ * white to move, 73 stones) black wins. The depth-9 search used to report
+ * a mate in 5 along g14 h12 j11 ...: after g14 h12 white's g12 holds for
+ * five more black moves, but it lay beyond the candidate cap of a node
+ * where every move searched had lost, and was never tried. So the line
+ * after its first two moves must leave white mated exactly one black move
+ * sooner. */
+Test(search, a_reported_mate_holds_along_its_line)
+{
+    const char *moves = "f8 f9 i5 e9 g9 e7 f10 h8 e8 e10 d9 c10 g8 g7 f6 h5 f5 f4 h7 g6 d5 e6 g3 d11 h4 f2 e12 "
+                        "c11 c12 b11 e11 d12 e13 c7 g11 b10 b9 b6 c9 d10 a10 c5 d8 c8 c6 b4 b8 e2 e3 e4 b5 d7 "
+                        "f7 h10 i10 g10 h11 i11 k10 j9 h13 b12 a13 d13 d14 d4 c4 b14 b13 a7 b7 d6 a3";
+    Position p = pos_of(RULE_FREESTYLE, moves);
+    EngineResult r = analyze(&p, (Limits){.depth = 9});
+    cr_assert_lt(r.mate, 0, "no mate against white (score %d)", r.score);
+    cr_assert_geq(r.pvs[0].pv_len, 2);
+    Position q = p;
+    q.moves[q.nmoves++] = r.pvs[0].pv[0];
+    q.moves[q.nmoves++] = r.pvs[0].pv[1];
+    char a[8], b[8];
+    move_to_notation(r.pvs[0].pv[0], 15, a);
+    move_to_notation(r.pvs[0].pv[1], 15, b);
+    EngineResult s = analyze(&q, (Limits){.depth = 9});
+    cr_assert_eq(s.mate, r.mate + 1, "mated in %d, but after %s %s in %d", -r.mate, a, b, -s.mate);
+}
+
 static void assert_legal_line(const Position *p, const Move *pv, int n)
 {
     static Board b;
