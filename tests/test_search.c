@@ -129,8 +129,8 @@ Test(search, the_loser_sees_the_mate_against_it)
  * a mate in 5 along g14 h12 j11 ...: after g14 h12 white's g12 holds for
  * five more black moves, but it lay beyond the candidate cap of a node
  * where every move searched had lost, and was never tried. So the line
- * after its first two moves must leave white mated exactly one black move
- * sooner. */
+ * after its first two moves must leave white mated at least one black move
+ * sooner (sooner still when the deeper view there finds a faster mate). */
 Test(search, a_reported_mate_holds_along_its_line)
 {
     const char *moves = "f8 f9 i5 e9 g9 e7 f10 h8 e8 e10 d9 c10 g8 g7 f6 h5 f5 f4 h7 g6 d5 e6 g3 d11 h4 f2 e12 "
@@ -147,7 +147,7 @@ Test(search, a_reported_mate_holds_along_its_line)
     move_to_notation(r.pvs[0].pv[0], 15, a);
     move_to_notation(r.pvs[0].pv[1], 15, b);
     EngineResult s = analyze(&q, (Limits){.depth = 9});
-    cr_assert_eq(s.mate, r.mate + 1, "mated in %d, but after %s %s in %d", -r.mate, a, b, -s.mate);
+    cr_assert(s.mate < 0 && s.mate >= r.mate + 1, "mated in %d, but after %s %s in %d", -r.mate, a, b, -s.mate);
 }
 
 static void assert_legal_line(const Position *p, const Move *pv, int n)
