@@ -91,8 +91,8 @@ for ((i = 0; i < chunks; i++)); do
     sed -n "$((i * chunk + 1)),$(((i + 1) * chunk))p" "$out/openings.pos" >"$out/$name.pos"
     games=$((2 * $(wc -l <"$out/$name.pos")))
     rm -f "$out/$name.sgf" # (a chunk cut short is played again, and does not count)
-    if [ -n "$sprt" ] && [ "$i" -gt 0 ] && score | grep -q ' accepted at pair '; then
-        echo "match.sh: the SPRT has decided: $(score | grep -o 'LLR.*')" >&2
+    if [ -n "$sprt" ] && [ "$i" -gt 0 ] && line=$(score) && [[ $line == *" accepted at pair "* ]]; then
+        echo "match.sh: the SPRT has decided: ${line#*pairs, }" >&2
         break
     fi
     if [ -n "$tc_b" ]; then
