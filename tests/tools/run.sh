@@ -1,6 +1,7 @@
 #!/bin/bash
-# Tests of tools/match.sh and tools/match_score.py (no engines needed): the
-# scorer on a hand-made SGF file, and the match driver against a stand-in
+# Tests of tools/match.sh, tools/match_score.py and tools/fit_winrate.py
+# (no engines needed): the scorer on a hand-made SGF file, the win-rate fit
+# against a stand-in for the analysis, and the match driver against a stand-in
 # for c-gomoku-cli that records its arguments and writes games whose results
 # follow from them. Prints one line per check; exits non-zero on a failure.
 set -u
@@ -122,4 +123,36 @@ check "match: SPRT, chunks played" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
 (cd "$tmp" && "$here/tools/match.sh" -o open10.txt -d s -s 5,0 -x ./cgc engine engine >/dev/null 2>&1)
 check "match: SPRT bounds in the wrong order are refused" "2" "$?"
 check "match: the refusal ran nothing" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
+
+# 4. tools/fit_winrate.py against a stand-in for `gomokud analyze` that
+#    scores every position +300 for black to move and -300 for white, and
+#    proves a win for the side to move (white) at ply 49. Black wins 6 of 8 games of
+#    60 moves, so at +300 the side to move wins 3 in 4: S = 300 / ln 3 =
+#    273.1. Each game gives the positions at plies 7, 10, ..., 49 (opening
+#    3 + 4 to 10 before the end), 15 each: 120, 8 of them proven (white
+#    won 2 of those games).
+python3 - "$tmp/fit.sgf" <<'PY'
+import sys
+cells = [chr(97 + x) + chr(97 + y) for y in range(15) for x in range(15)]
+with open(sys.argv[1], "w") as f:
+    for g in range(8):
+        mv = "".join(";%s[%s]" % ("BW"[k % 2], cells[(k + 7 * g) % 225]) for k in range(60))
+        f.write("(;FF[4]GM[4]GN[%d]SZ[15]RE[%s]%s)\n" % (g + 1, "W+1" if g in (2, 5) else "B+1", mv))
+PY
+cat >"$tmp/fake-gomokud" <<'SH'
+#!/usr/bin/env python3
+import json, sys
+for line in sys.stdin:
+    n = len(json.loads(line)["moves"])
+    mate = 1 if n == 49 else None
+    print(json.dumps({"score": 29999 if mate else (300 if n % 2 == 0 else -300), "mate": mate}))
+SH
+chmod +x "$tmp/fake-gomokud"
+out=$(python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/fit.sgf" 2>&1)
+check "winrate fit: positions and proofs" "freestyle: 120 positions of 8 decided games, 100000 nodes each; 8 proven (2 of them the game's result), 112 fitted" \
+    "$(echo "$out" | sed -n 1p)"
+check "winrate fit: S" "S 273.1" "$(echo "$out" | sed -n 2p | grep -o '^S [0-9.]*')"
+python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/s.sgf" >/dev/null 2>&1
+check "winrate fit: too few positions are refused" "1" "$?"
+
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
