@@ -20,6 +20,7 @@ results against the curve by sixths of the scores.
 import argparse
 import json
 import math
+import os
 import random
 import re
 import subprocess
@@ -39,8 +40,8 @@ def games(paths):
             yield ["%s%d" % (x, 15 - (ord(y) - 97)) for x, y in mv], res.group(1).startswith("B+")
 
 
-def positions(paths, opening):
-    for moves, black_won in games(paths):
+def positions(decided, opening):
+    for moves, black_won in decided:
         for k in range(opening + 4, len(moves) - 10, 3):
             yield moves[:k], int((k % 2 == 0) == black_won)
 
@@ -61,12 +62,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opening", type=int, default=3, help="stones of the openings (default 3)")
     ap.add_argument("--gomokud", default="build/bin/gomokud")
-    ap.add_argument("--training-scale", type=float, default=1744.7)
+    ap.add_argument("--training-scale", type=float, default=None,
+                    help="the scale to compare with (default: the committed one, engine/eval_tables.c)")
     ap.add_argument("games", nargs="+")
     a = ap.parse_args()
 
-    decided = sum(1 for _ in games(a.games))
-    pool = list(positions(a.games, a.opening))
+    if a.training_scale is None:
+        tables = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "engine", "eval_tables.c")
+        with open(tables) as f:
+            a.training_scale = float(re.search(r"eval_winrate_scale = ([0-9.]+);", f.read()).group(1))
+    decided = list(games(a.games))
+    pool = list(positions(decided, a.opening))
     if not pool:
         sys.exit("fit_winrate.py: no decided game in the files")
     random.Random(a.seed).shuffle(pool)
@@ -98,7 +104,7 @@ def main():
             lo = m1
     s = (lo * hi) ** 0.5
     print("%s: %d positions of %d decided games, %d nodes each; %d proven (%d of them the game's result), %d fitted"
-          % (a.rule, len(pool), decided, a.nodes, mates, mates_right, len(data)))
+          % (a.rule, len(pool), len(decided), a.nodes, mates, mates_right, len(data)))
     print("S %.1f: cross-entropy %.4f (training scale %.1f: %.4f; a coin: %.4f); side to move won %.3f"
           % (s, cross_entropy(data, s), a.training_scale, cross_entropy(data, a.training_scale), math.log(2),
              sum(y for _, y in data) / len(data)))
