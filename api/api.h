@@ -118,6 +118,13 @@ char *api_review_json(const ApiReview *r, const EngineResult *results);
 #define API_INACCURACY 10.0
 #define API_MISTAKE 20.0
 #define API_BLUNDER 30.0
+/* A move after which the mover is proven lost, from a position that was
+ * not, is at least a blunder when the mover's win rate before was this or
+ * more, a mistake from API_LOST_MISTAKE_WR, else an inaccuracy (Lichess
+ * judges a mate it walks into so, by the centipawns before: 7% and 2.5%
+ * are its -700 and -1000 on its win-chance curve). */
+#define API_LOST_BLUNDER_WR 0.07
+#define API_LOST_MISTAKE_WR 0.025
 
 /* Play a move as a player of a level, POST /v1/move: the position members
  * of an analyze request (id, rule, board_size, moves or stones and to_move)

@@ -117,7 +117,7 @@ static cJSON *openings_json(const ApiTask *t)
     bool ok = o && bal;
     if (ok && q->has_id) ok = api_json_put(o, "id", cJSON_CreateString(q->id));
     ok = ok && api_json_put(bal, "score", cJSON_CreateNumber(OPENING_BALANCE)) &&
-         api_json_put(bal, "winrate", api_json_rounded(engine_winrate(OPENING_BALANCE, 0) - 0.5, 1000)) &&
+         api_json_put(bal, "winrate", api_json_rounded(engine_winrate(q->rule, OPENING_BALANCE, 0) - 0.5, 1000)) &&
          api_json_put(bal, "depth", cJSON_CreateNumber(q->depth));
     if (ok) ok = api_json_put(o, "balance", bal);
     else cJSON_Delete(bal);
@@ -134,7 +134,7 @@ static cJSON *openings_json(const ApiTask *t)
         ok = api_json_put(it, "moves", api_json_moves(b->moves, b->n, q->size)) &&
              api_json_put(it, "to_move", cJSON_CreateString(b->to_move == WHITE ? "white" : "black")) &&
              api_json_put(it, "score", cJSON_CreateNumber(b->score)) &&
-             api_json_put(it, "winrate", api_json_rounded(engine_winrate(b->score, 0), 1000)) &&
+             api_json_put(it, "winrate", api_json_rounded(engine_winrate(q->rule, b->score, 0), 1000)) &&
              api_json_put(it, "opening", api_opening_value(api_position_opening(&p)));
         if (ok) ok = cJSON_AddItemToArray(arr, it);
         else cJSON_Delete(it);
@@ -166,7 +166,7 @@ static cJSON *swap2_json(const ApiTask *t)
     const ApiRequest *q = &t->sw.req;
     const Swap2Decision *d = &t->dec;
     int size = q->pos.size, n = q->pos.nmoves;
-    char reason[320];
+    char reason[400];
     double v = d->white_winrate;
     cJSON *o = cJSON_CreateObject();
     bool ok = o != NULL;
@@ -181,10 +181,20 @@ static cJSON *swap2_json(const ApiTask *t)
     if (n == 0) {
         ok = ok && cJSON_AddItemToArray(opts, option("place3", 0.5 + fabs(v - 0.5), d->white_score, d->white_mate,
                                                      d->moves, 3, size));
-        snprintf(reason, sizeof reason,
-                 "three stones kept by the balanced-opening generator (|score| <= %d at depth %d, %d tries); "
-                 "white to move then scores %d (win rate %.3f), so the opponent's choice of colour is close to even",
-                 OPENING_BALANCE, OPENING_DEPTH, d->place3_tries, (int)d->white_score, v);
+        bool even = fabs(v - 0.5) < SWAP2_EDGE;
+        int head = snprintf(reason, sizeof reason,
+                            "three stones kept by the balanced-opening generator (|score| <= %d at depth %d, %d tries) "
+                            "and weighed by this search, ",
+                            OPENING_BALANCE, OPENING_DEPTH, d->place3_tries);
+        if (even)
+            snprintf(reason + head, sizeof reason - (size_t)head,
+                     "candidate %d of at most %d: white to move scores %d (win rate %.3f), within 0.05 of even, "
+                     "so the opponent's choice of colour is a guess",
+                     d->place3_weighed, SWAP2_PLACE3_CANDIDATES, (int)d->white_score, v);
+        else
+            snprintf(reason + head, sizeof reason - (size_t)head,
+                     "%d candidates, none within 0.05 of even: the nearest, white to move scores %d (win rate %.3f)",
+                     d->place3_weighed, (int)d->white_score, v);
     } else {
         Move wm = d->white_best;
         ok = ok && cJSON_AddItemToArray(opts, option("white", v, d->white_score, d->white_mate, &wm, wm != MOVE_NONE, size)) &&

@@ -59,15 +59,18 @@ cJSON *api_json_mate(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_
 /* v rounded to 1/per_unit (per_unit 1000: three decimals), as a number. */
 cJSON *api_json_rounded(double v, double per_unit) { return cJSON_CreateNumber(round(v * per_unit) / per_unit); }
 
-static cJSON *winrate_value(Score score, int mate) { return api_json_rounded(engine_winrate(score, mate), 1000); }
+static cJSON *winrate_value(Rule rule, Score score, int mate)
+{
+    return api_json_rounded(engine_winrate(rule, score, mate), 1000);
+}
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static cJSON *pv_object(const PvLine *line, int size)
+static cJSON *pv_object(const PvLine *line, Rule rule, int size)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
-              api_json_put(o, "winrate", winrate_value(line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "winrate", winrate_value(rule, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
               api_json_put(o, "pv", api_json_moves(line->pv, clamp(line->pv_len, 0, ENGINE_MAX_PV), size));
     if (!ok) {
         cJSON_Delete(o);
@@ -111,10 +114,10 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          api_json_put(o, "board_size", cJSON_CreateNumber(size)) &&
          api_json_put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
          api_json_put(o, "best_move", api_json_move(res->best_move, size)) && api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-         api_json_put(o, "winrate", winrate_value(res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+         api_json_put(o, "winrate", winrate_value(req->pos.rule, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
          api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                           : cJSON_CreateArray());
-    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], size));
+    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, size));
     if (ok) {
         ok = api_json_put(o, "pvs", pvs);
         pvs = NULL; /* owned by o now, or freed by put */
@@ -168,12 +171,12 @@ char *api_progress_json(const ApiRequest *req, const EngineResult *res)
               api_json_put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
               api_json_put(o, "best_move", api_json_move(res->best_move, size)) &&
               api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-              api_json_put(o, "winrate", winrate_value(res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+              api_json_put(o, "winrate", winrate_value(req->pos.rule, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
               api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                                : cJSON_CreateArray());
     if (ok && npv > 1) {
         cJSON *pvs = cJSON_CreateArray();
-        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], size));
+        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, size));
         ok = ok && api_json_put(o, "pvs", pvs);
     }
     ok = ok && api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
@@ -250,15 +253,16 @@ static MoveReview review_move(const ApiReview *r, const EngineResult *results, i
     MoveReview m = {0};
     const EngineResult *before = &results[i];
     Move played = r->game.pos.moves[i];
-    m.wr_before = engine_winrate(before->score, before->mate);
-    bool after_win; /* the mover has a proven win after its move */
+    m.wr_before = engine_winrate(r->game.pos.rule, before->score, before->mate);
+    bool after_win, after_lost = false; /* the mover has a proven win, a proven loss, after its move */
     if (i == r->n - 1 && r->terminal) {
         m.wr_after = r->winner == EMPTY ? 0.5 : 1;
         after_win = r->winner != EMPTY;
     } else {
         const EngineResult *after = &results[i + 1]; /* from the opponent's view */
-        m.wr_after = 1 - engine_winrate(after->score, after->mate);
+        m.wr_after = 1 - engine_winrate(r->game.pos.rule, after->score, after->mate);
         after_win = after->mate < 0;
+        after_lost = after->mate > 0;
     }
     m.loss = m.wr_before > m.wr_after ? 100 * (m.wr_before - m.wr_after) : 0;
     bool best = played == before->best_move;
@@ -269,6 +273,13 @@ static MoveReview review_move(const ApiReview *r, const EngineResult *results, i
                   : m.loss >= API_MISTAKE    ? J_MISTAKE
                   : m.loss >= API_INACCURACY ? J_INACCURACY
                                              : J_GOOD;
+    /* walking into a proven loss is never good, however little it seems to lose */
+    if (!best && after_lost && before->mate >= 0) {
+        int floor = m.wr_before >= API_LOST_BLUNDER_WR   ? J_BLUNDER
+                    : m.wr_before >= API_LOST_MISTAKE_WR ? J_MISTAKE
+                                                         : J_INACCURACY;
+        if (m.judgement < floor) m.judgement = floor;
+    }
     return m;
 }
 
@@ -362,11 +373,11 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
 
 /* ---- play a move at a level ------------------------------------------------ */
 
-static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, int size)
+static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, Rule rule, int size)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
-              api_json_put(o, "winrate", api_json_rounded(c->winrate[i], 1000)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "winrate", winrate_value(rule, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
               api_json_put(o, "probability", api_json_rounded(c->probability[i], 1000));
     if (!ok) {
         cJSON_Delete(o);
@@ -395,10 +406,10 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
          api_json_put(o, "level_name", cJSON_CreateString(m->level->name)) &&
          api_json_put(o, "seed", cJSON_CreateNumber((double)m->seed)) &&
          api_json_put(o, "score", chosen ? cJSON_CreateNumber(chosen->score) : cJSON_CreateNull()) &&
-         api_json_put(o, "winrate", chosen ? api_json_rounded(c.winrate[k], 1000) : cJSON_CreateNull()) &&
+         api_json_put(o, "winrate", chosen ? winrate_value(req->pos.rule, chosen->score, chosen->mate) : cJSON_CreateNull()) &&
          api_json_put(o, "mate", api_json_mate(chosen ? chosen->mate : 0)) &&
          api_json_put(o, "best_move", api_json_move(res->best_move, size));
-    for (int i = 0; ok && i < c.n; i++) ok = api_json_push(cands, candidate_object(&res->pvs[i], &c, i, size));
+    for (int i = 0; ok && i < c.n; i++) ok = api_json_push(cands, candidate_object(&res->pvs[i], &c, i, req->pos.rule, size));
     if (ok) {
         ok = api_json_put(o, "candidates", cands);
         cands = NULL;

@@ -85,11 +85,16 @@ bool engine_add_proof(Engine *e, const Position *p, const Move *line, int len)
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }
 
-double engine_winrate(Score score, int mate)
+double engine_winrate_scale(Rule rule)
+{
+    return rule == RULE_RENJU ? ENGINE_WINRATE_SCALE_RENJU : ENGINE_WINRATE_SCALE_FREESTYLE;
+}
+
+double engine_winrate(Rule rule, Score score, int mate)
 {
     if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
     if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
-    return 1 / (1 + exp(-(double)score / eval_winrate_scale));
+    return 1 / (1 + exp(-(double)score / engine_winrate_scale(rule)));
 }
 
 int engine_mate_moves(Score s)

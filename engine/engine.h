@@ -226,9 +226,21 @@ size_t engine_book_format_entry(const Position *p, Move move, Score score, int d
 /* Mate distance in moves of a score: +N, -N or 0 (see above). */
 int engine_mate_moves(Score s);
 
-/* The side to move's chance of winning for a score (mate: the line's mate
- * count): 1 for a proven win, 0 for a proven loss, else the logistic curve
- * the evaluation was fitted with, 1 / (1 + exp(-score / S)), so 0.5 at 0. */
-double engine_winrate(Score score, int mate);
+/* The side to move's chance of winning for a score under a rule (mate:
+ * the line's mate count): 1 for a proven win, 0 for a proven loss, else
+ * 1 / (1 + exp(-score / S)), so 0.5 at 0, with S the rule's scale below.
+ * The scales are fitted to the results of self-play games at match
+ * strength (20 s + 0.5 s a move), each of 500 positions a rule scored by a
+ * 100,000-node analysis (tools/fit_winrate.py; README, "The win rate"):
+ * cross-entropy 0.557 in freestyle (0.642 on the evaluation's training
+ * scale, eval_winrate_scale), 0.658 in renju (0.666). Standard, with no
+ * games of its own, takes freestyle's. The training scale, fitted to games
+ * of 5,000 nodes a move whose results owe much to chance, is far flatter;
+ * the levels' choice (level.c) keeps it, as their temperatures are in its
+ * points. */
+#define ENGINE_WINRATE_SCALE_FREESTYLE 313.2
+#define ENGINE_WINRATE_SCALE_RENJU 923.5
+double engine_winrate_scale(Rule rule);
+double engine_winrate(Rule rule, Score score, int mate);
 
 #endif

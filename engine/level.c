@@ -4,12 +4,14 @@
 #include <math.h>
 #include <string.h>
 
-/* Win-rate points per unit of engine_winrate (which is 0..1). */
+#include "eval_tables.h"
+
+/* Win-rate points per unit of level_choice_winrate (which is 0..1). */
 #define WINRATE_POINTS 100.0
 
 /* The ladder. Node caps rise from level to level, the middle levels
  * deepen by their depth caps, the lines narrow and the temperature falls. Win-rate points are
- * small between ordinary moves (the curve's scale is some 1,700 score
+ * small between ordinary moves (the choice curve's scale is some 1,700 score
  * units: 100 units are about 1.4 points), so temperatures of a few points
  * already spread the choice over the lines of a quiet position while a move
  * that loses a three or a four (tens of points) stays rare. The Elo column
@@ -57,6 +59,13 @@ uint64_t level_position_seed(const Position *p, uint64_t seed)
     return h;
 }
 
+double level_choice_winrate(Score score, int mate)
+{
+    if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
+    if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
+    return 1 / (1 + exp(-(double)score / eval_winrate_scale));
+}
+
 /* A uniform draw in [0, 1) from a seed: the top 53 bits of its mix. */
 static double uniform(uint64_t seed) { return (double)(mix64(seed) >> 11) * (1.0 / 9007199254740992.0); }
 
@@ -74,7 +83,7 @@ int level_choose(const EngineResult *res, const Level *lv, uint64_t seed, LevelC
         allowed[i] = l->move != MOVE_NONE;
         if (!allowed[i]) continue;
         n++;
-        c.winrate[i] = engine_winrate(l->score, l->mate);
+        c.choice_winrate[i] = level_choice_winrate(l->score, l->mate);
         any_win |= l->mate > 0;
         any_safe |= l->mate >= 0;
     }
@@ -85,11 +94,11 @@ int level_choose(const EngineResult *res, const Level *lv, uint64_t seed, LevelC
                 allowed[i] = false;
         int best = -1;
         for (int i = 0; i < c.n; i++)
-            if (allowed[i] && (best < 0 || c.winrate[i] > c.winrate[best])) best = i;
+            if (allowed[i] && (best < 0 || c.choice_winrate[i] > c.choice_winrate[best])) best = i;
         double total = 0;
         for (int i = 0; i < c.n; i++) {
             if (!allowed[i]) continue;
-            double loss = WINRATE_POINTS * (c.winrate[best] - c.winrate[i]);
+            double loss = WINRATE_POINTS * (c.choice_winrate[best] - c.choice_winrate[i]);
             c.probability[i] = lv->temperature > 0 ? exp(-loss / lv->temperature) : i == best;
             total += c.probability[i];
         }

@@ -16,7 +16,9 @@
  *     server's default time), one line, no randomness.
  *
  * The choice: each candidate line i has a win rate w_i from the mover's view
- * (engine_winrate). It is chosen with probability proportional to
+ * on the evaluation's training curve, level_choice_winrate (flatter than the
+ * engine_winrate the answers report: the temperatures were set, and the
+ * ladder measured, on it). It is chosen with probability proportional to
  * exp(-100 (w_best - w_i) / T): a softmax over the win-rate points it gives
  * away, at the level's temperature T (in win-rate points; T = 0 always plays
  * the best line). The chance of a weaker move thus depends on how much
@@ -60,7 +62,7 @@ const Level *level_by_name(const char *name);
 /* How level_choose weighed a result's lines. */
 typedef struct {
     int n;                                /* candidate lines (the result's npv) */
-    double winrate[ENGINE_MAX_MULTIPV];   /* each line's win rate, mover's view */
+    double choice_winrate[ENGINE_MAX_MULTIPV]; /* each line's win rate on the choice's curve, mover's view */
     double probability[ENGINE_MAX_MULTIPV]; /* chance of being chosen; 0 when excluded; sums to 1 */
     int chosen;                           /* index into res->pvs; -1 when the result has no line */
 } LevelChoice;
@@ -70,6 +72,10 @@ typedef struct {
  * *out (may be NULL) and returns the chosen index, or -1 when the result has
  * no line (no legal move). Pure. */
 int level_choose(const EngineResult *res, const Level *lv, uint64_t seed, LevelChoice *out);
+
+/* The win rate a line has in the choice: 1 for a proven win, 0 for a
+ * proven loss, else 1 / (1 + exp(-score / eval_winrate_scale)). Pure. */
+double level_choice_winrate(Score score, int mate);
 
 /* Mixes a client's seed with the position, so that one seed used for a whole
  * game does not draw the same number at every move. Pure. */

@@ -39,7 +39,7 @@ static PositionError weigh_white(Engine *e, const Position *p, const Limits *l, 
     out->white_best = r->best_move;
     out->white_score = r->score;
     out->white_mate = r->mate;
-    out->white_winrate = engine_winrate(r->score, r->mate);
+    out->white_winrate = engine_winrate(p->rule, r->score, r->mate);
     out->depth = r->depth;
     return POSITION_OK;
 }
@@ -53,24 +53,49 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
     if (index) *index = -1;
     if (n != 0 && n != 3 && n != 5) return POSITION_TOO_MANY;
     Position p = {.rule = rule, .size = size, .ordered = true, .nmoves = n};
-    memcpy(p.moves, moves, sizeof(Move) * (size_t)n);
+    if (n) memcpy(p.moves, moves, sizeof(Move) * (size_t)n);
     EngineResult r, rb;
 
     if (n == 0) {
-        OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3, .seed = seed,
-                              .max_tries = SWAP2_PLACE3_TRIES, .max_nodes = limits->nodes, .stop = limits->stop};
-        BalancedOpening o;
-        OpeningGenStats st;
-        int got = opening_balanced(e, &g, &o, 1, &st);
-        out->place3_tries = st.tries;
-        out->nodes += (uint64_t)st.nodes;
-        if (!got) return POSITION_FULL;
-        out->choice = SWAP2_PLACE3;
-        out->nmoves = 3;
-        memcpy(out->moves, o.moves, sizeof o.moves[0] * 3);
+        /* stones the generator keeps at its shallow depth can still favour
+         * a colour at the caller's limits (freestyle's black, mostly):
+         * weigh up to SWAP2_PLACE3_CANDIDATES of them and place the one
+         * nearest to even, stopping at the first within SWAP2_EDGE */
+        Swap2Decision best = *out;
+        double best_gap = 2;
         p.nmoves = 3;
-        memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
-        return weigh_white(e, &p, limits, 1, &r, out, index);
+        for (int k = 0; k < SWAP2_PLACE3_CANDIDATES; k++) {
+            if (k && limits->stop && atomic_load(limits->stop)) break;
+            OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3,
+                                  .seed = seed + (uint64_t)k * 0x9E3779B97F4A7C15ULL, .max_tries = SWAP2_PLACE3_TRIES,
+                                  .max_nodes = limits->nodes, .stop = limits->stop};
+            BalancedOpening o;
+            OpeningGenStats st;
+            int got = opening_balanced(e, &g, &o, 1, &st);
+            out->place3_tries += st.tries;
+            out->nodes += (uint64_t)st.nodes;
+            if (!got) break;
+            memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
+            PositionError pe = weigh_white(e, &p, limits, 1, &r, out, index);
+            if (pe != POSITION_OK) return pe;
+            out->place3_weighed++;
+            double gap = fabs(out->white_winrate - 0.5);
+            if (gap < best_gap) {
+                best_gap = gap;
+                best = *out;
+                best.choice = SWAP2_PLACE3;
+                best.nmoves = 3;
+                memcpy(best.moves, o.moves, sizeof o.moves[0] * 3);
+            }
+            if (gap < SWAP2_EDGE) break;
+        }
+        if (best_gap > 1) return POSITION_FULL;
+        best.nodes = out->nodes;
+        best.complete = out->complete;
+        best.place3_tries = out->place3_tries;
+        best.place3_weighed = out->place3_weighed;
+        *out = best;
+        return POSITION_OK;
     }
 
     PositionError pe = weigh_white(e, &p, limits, n == 3 ? SWAP2_WHITE_LINES : 1, &r, out, index);
@@ -94,7 +119,7 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
         p.moves[3] = whites[i];
         if (search(e, &p, limits, SWAP2_BLACK_LINES, &rb, out, NULL) != POSITION_OK) continue;
         for (int j = 0; j < rb.npv; j++) {
-            double w = 1 - engine_winrate(rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
+            double w = 1 - engine_winrate(p.rule, rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
             double gap = fabs(w - 0.5);
             if (gap < best_gap) {
                 best_gap = gap;

@@ -511,8 +511,9 @@ Test(api, result_json_has_every_member_with_moves_in_notation)
     cr_assert_str_eq(member(j, "best_move")->valuestring, "h8");
     cr_assert_eq(member(j, "score")->valuedouble, 123);
     double wr = member(j, "winrate")->valuedouble;
-    cr_assert(wr > 0.5 && wr < 1 && fabs(wr - engine_winrate(123, 0)) < 0.0005 && wr * 1000 == round(wr * 1000),
-              "winrate %g: three decimals of the curve", wr);
+    cr_assert(wr > 0.5 && wr < 1 && fabs(wr - engine_winrate(RULE_RENJU, 123, 0)) < 0.0005 && wr * 1000 == round(wr * 1000),
+              "winrate %g: three decimals of the renju curve", wr);
+    cr_assert_gt(fabs(wr - engine_winrate(RULE_FREESTYLE, 123, 0)), 0.03, "the rule's own curve");
     cr_assert(cJSON_IsNull(member(j, "mate")));
     expect_moves(member(j, "pv"), (const char *const[]){"h8", "i9", "j10"}, 3);
     const cJSON *pvs = member(j, "pvs");
@@ -784,13 +785,45 @@ static const cJSON *review_move_at(const cJSON *j, int ply)
     return cJSON_GetArrayItem(member(j, "moves"), ply - 1);
 }
 
+/* White's h9 walks into a proven loss (black mates in 3 after it) from a
+ * position where its win rate was w: a blunder from 0.07 on, a mistake from
+ * 0.025, else an inaccuracy, however few points it seems to lose; a move
+ * from a position already proven lost is judged by its loss alone. */
+Test(api, a_review_never_calls_a_move_into_a_proven_loss_good)
+{
+    const struct {
+        double wr; /* white's before h9; 0: proven lost already */
+        const char *judgement;
+    } cases[] = {{0.15, "blunder"}, {0.05, "mistake"}, {0.01, "inaccuracy"}, {0, "good"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cr_assert(parse_review("{\"moves\":[\"h8\",\"h9\"]}", 10), "%s", prob.detail);
+        EngineResult res[3];
+        Score s = cases[k].wr > 0 ? (Score)lround(-ENGINE_WINRATE_SCALE_FREESTYLE * log((1 - cases[k].wr) / cases[k].wr))
+                                  : -SCORE_MATE + 7;
+        set_result(&res[0], "h8", 0, 0, -20, 0);
+        set_result(&res[1], "g9", s, cases[k].wr > 0 ? 0 : -3, -SCORE_MATE + 5, -2);
+        set_result(&res[2], "i8", SCORE_MATE - 5, 3, 0, 0); /* black to move after h9: mate in 3 */
+        char *text = api_review_json(&rv, res);
+        cJSON *j = json_read(text);
+        const cJSON *h9 = review_move_at(j, 2);
+        cr_assert_eq(member(h9, "winrate_after")->valuedouble, 0);
+        cr_assert(fabs(member(h9, "winrate_loss")->valuedouble - 100 * cases[k].wr) < 0.2, "%g",
+                  member(h9, "winrate_loss")->valuedouble);
+        cr_assert_str_eq(member(h9, "judgement")->valuestring, cases[k].judgement, "white's win rate %g before",
+                         cases[k].wr);
+        cJSON_Delete(j);
+        free(text);
+        api_review_free(&rv);
+    }
+}
+
 Test(api, a_review_judges_each_move_by_the_win_rate_it_loses)
 {
     cr_assert(parse_review("{\"moves\":[\"h8\",\"h9\",\"i8\",\"a2\",\"j8\"]}", 10), "%s", prob.detail);
     EngineResult res[6];
     Score even = 0, s10 = 0;
     /* find scores with given win-rate drops from 0.5 */
-    while (100 * (0.5 - engine_winrate(-s10, 0)) < 12) s10 += 5; /* an inaccuracy: 12 points */
+    while (100 * (0.5 - engine_winrate(RULE_FREESTYLE, -s10, 0)) < 12) s10 += 5; /* an inaccuracy: 12 points */
     set_result(&res[0], "h8", even, 0, -50, 0);        /* black plays h8, the best */
     set_result(&res[1], "g9", even, 0, -10, 0);        /* white plays h9, not g9 ... */
     set_result(&res[2], "i8", s10, 0, -SCORE_MATE + 9, -4); /* ... black's view after: +s10: white lost 12 points; i8 is the only move */
@@ -931,7 +964,7 @@ Test(api, move_json_reports_the_chosen_line_its_level_and_the_candidates)
     cr_assert_str_eq(member(j, "level_name")->valuestring, level_get(1)->name);
     cr_assert_eq(member(j, "seed")->valuedouble, 5);
     cr_assert_eq(member(j, "score")->valuedouble, sc[k]);
-    cr_assert(fabs(member(j, "winrate")->valuedouble - engine_winrate(sc[k], 0)) < 0.0006);
+    cr_assert(fabs(member(j, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, sc[k], 0)) < 0.0006);
     cr_assert(cJSON_IsNull(member(j, "mate")));
     const cJSON *cands = member(j, "candidates");
     cr_assert_eq(cJSON_GetArraySize(cands), 3);
@@ -940,7 +973,7 @@ Test(api, move_json_reports_the_chosen_line_its_level_and_the_candidates)
         const cJSON *o = cJSON_GetArrayItem(cands, i);
         cr_assert_str_eq(member(o, "move")->valuestring, mvs[i]);
         cr_assert_eq(member(o, "score")->valuedouble, sc[i]);
-        member(o, "winrate");
+        cr_assert(fabs(member(o, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, sc[i], 0)) < 0.0006);
         member(o, "mate");
         sum += member(o, "probability")->valuedouble;
     }

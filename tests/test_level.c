@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/eval_tables.h"
 #include "engine/level.h"
 
 /* A result with n lines of the given scores (mates where mate[i] != 0). */
@@ -103,7 +104,11 @@ Test(level, the_probabilities_sum_to_one_and_fall_with_the_win_rate)
         for (int i = 0; i < c.n; i++) {
             sum += c.probability[i];
             if (i > 0) cr_assert_leq(c.probability[i], c.probability[i - 1] + 1e-12, "level %d line %d", n, i);
-            cr_assert(fabs(c.winrate[i] - engine_winrate(quiet[i], 0)) < 1e-12);
+            cr_assert(fabs(c.choice_winrate[i] - 1 / (1 + exp(-quiet[i] / eval_winrate_scale))) < 1e-12);
+            if (level_get(n)->temperature > 0)
+                cr_assert(fabs(c.probability[i] / c.probability[0] -
+                               exp(-100 * (c.choice_winrate[0] - c.choice_winrate[i]) / level_get(n)->temperature)) < 1e-9,
+                          "level %d line %d: the softmax over the choice's win-rate points", n, i);
         }
         cr_assert(fabs(sum - 1) < 1e-9, "level %d: sum %.12f", n, sum);
         cr_assert_gt(c.probability[k], 0, "the chosen line had a chance");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fit_winrate.py - fits the scale S of the win rate the engine reports,
-1 / (1 + exp(-score / S)) (ENGINE_WINRATE_SCALE in engine/engine.h), to the
-results of games.
+1 / (1 + exp(-score / S)) (ENGINE_WINRATE_SCALE_FREESTYLE and _RENJU in
+engine/engine.h; standard takes freestyle's), to the results of games.
 
     python3 tools/fit_winrate.py --rule freestyle [--positions N] [--nodes K]
         [--seed S] [--gomokud build/bin/gomokud] GAMES.sgf ...
@@ -14,8 +14,9 @@ before the end, draws N of them with the seed (default 700 and 1), scores
 each with `gomokud analyze` at K nodes (default 100,000), and fits S to the
 side to move's result by cross-entropy. Positions the analysis proves (a
 mate) are counted apart: their win rate is 0 or 1 whatever S is. Prints S,
-the cross-entropy at S and at the evaluation's training scale, and the
-results against the curve by sixths of the scores.
+the cross-entropy at S, at the rule's committed scale and at the
+evaluation's training scale, and the results against the curve by sixths of
+the scores.
 """
 import argparse
 import json
@@ -67,10 +68,13 @@ def main():
     ap.add_argument("games", nargs="+")
     a = ap.parse_args()
 
+    engine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "engine")
     if a.training_scale is None:
-        tables = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "engine", "eval_tables.c")
-        with open(tables) as f:
+        with open(os.path.join(engine, "eval_tables.c")) as f:
             a.training_scale = float(re.search(r"eval_winrate_scale = ([0-9.]+);", f.read()).group(1))
+    with open(os.path.join(engine, "engine.h")) as f:
+        committed = float(re.search(r"#define ENGINE_WINRATE_SCALE_%s ([0-9.]+)" % ("RENJU" if a.rule == "renju" else "FREESTYLE"),
+                                    f.read()).group(1))
     decided = list(games(a.games))
     pool = list(positions(decided, a.opening))
     if not pool:
@@ -105,8 +109,9 @@ def main():
     s = (lo * hi) ** 0.5
     print("%s: %d positions of %d decided games, %d nodes each; %d proven (%d of them the game's result), %d fitted"
           % (a.rule, len(pool), len(decided), a.nodes, mates, mates_right, len(data)))
-    print("S %.1f: cross-entropy %.4f (training scale %.1f: %.4f; a coin: %.4f); side to move won %.3f"
-          % (s, cross_entropy(data, s), a.training_scale, cross_entropy(data, a.training_scale), math.log(2),
+    print("S %.1f: cross-entropy %.4f (committed %.1f: %.4f; training scale %.1f: %.4f; a coin: %.4f); side to move won %.3f"
+          % (s, cross_entropy(data, s), committed, cross_entropy(data, committed), a.training_scale,
+             cross_entropy(data, a.training_scale), math.log(2),
              sum(y for _, y in data) / len(data)))
     data.sort()
     n = len(data)

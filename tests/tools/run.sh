@@ -152,6 +152,9 @@ out=$(python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake
 check "winrate fit: positions and proofs" "freestyle: 120 positions of 8 decided games, 100000 nodes each; 8 proven (2 of them the game's result), 112 fitted" \
     "$(echo "$out" | sed -n 1p)"
 check "winrate fit: S" "S 273.1" "$(echo "$out" | sed -n 2p | grep -o '^S [0-9.]*')"
+check "winrate fit: the rule's committed scale" \
+    "committed $(sed -n 's/^#define ENGINE_WINRATE_SCALE_FREESTYLE //p' "$here/engine/engine.h")" \
+    "$(echo "$out" | sed -n 2p | grep -o 'committed [0-9.]*')"
 python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/s.sgf" >/dev/null 2>&1
 check "winrate fit: too few positions are refused" "1" "$?"
 
