@@ -150,6 +150,30 @@ Test(search, a_reported_mate_holds_along_its_line)
     cr_assert(s.mate < 0 && s.mate >= r.mate + 1, "mated in %d, but after %s %s in %d", -r.mate, a, b, -s.mate);
 }
 
+/* A mate the quiescence finds holds against every answer too. In this
+ * renju position of a self-play game (black to move, 52 stones) black's i2
+ * makes an open three. The quiescence answers an open three with its real
+ * defences and the fours that also make a two or more, and every one of
+ * them lost to a mate; so the depth-1 search reported a mate in 5 (i2 l5
+ * h2 h1 k2 ...). But white's bare four h2 (with i3 j4 k5) gains the tempo:
+ * after black's forced g1 white stops the three, and nothing is proven
+ * against it (the solver alone finds no win in 3M nodes). Such a node is
+ * now only likely lost (QS_LIKELY_LOST), not mated. */
+Test(search, a_quiescence_mate_holds_against_every_answer)
+{
+    const char *moves = "k10 i8 j7 i6 j10 h6 j6 j8 i7 h8 g8 h7 h5 f6 f5 g5 h10 i10 g7 i11 k7 l8 k8 k9 e6 l9 "
+                        "i12 m9 n9 l10 l11 e7 h4 l7 l6 m11 n12 g4 k4 k5 g10 g9 j3 j4 i4 g6 d5 f7 m10 k12 h3 i3";
+    Position p = pos_of(RULE_RENJU, moves);
+    EngineResult r = analyze(&p, (Limits){.depth = 1});
+    char buf[8];
+    cr_assert_eq(r.mate, 0, "mate in %d with %s", r.mate, move_to_notation(r.pvs[0].move, 15, buf));
+    cr_assert_lt(r.score, SCORE_MATE_MIN);
+    Position q = p;
+    q.moves[q.nmoves++] = pt("i2");
+    EngineResult s = analyze(&q, (Limits){.depth = 6});
+    cr_assert_geq(s.mate, 0, "after i2 white is mated in %d", -s.mate);
+}
+
 static void assert_legal_line(const Position *p, const Move *pv, int n)
 {
     static Board b;
