@@ -117,7 +117,7 @@ static cJSON *openings_json(const ApiTask *t)
     bool ok = o && bal;
     if (ok && q->has_id) ok = api_json_put(o, "id", cJSON_CreateString(q->id));
     ok = ok && api_json_put(bal, "score", cJSON_CreateNumber(OPENING_BALANCE)) &&
-         api_json_put(bal, "winrate", api_json_rounded(engine_winrate(q->rule, OPENING_BALANCE, 0) - 0.5, 1000)) &&
+         api_json_put(bal, "winrate", api_json_rounded(engine_winrate(q->rule, EMPTY, OPENING_BALANCE, 0) - 0.5, 1000)) &&
          api_json_put(bal, "depth", cJSON_CreateNumber(q->depth));
     if (ok) ok = api_json_put(o, "balance", bal);
     else cJSON_Delete(bal);
@@ -134,7 +134,7 @@ static cJSON *openings_json(const ApiTask *t)
         ok = api_json_put(it, "moves", api_json_moves(b->moves, b->n, q->size)) &&
              api_json_put(it, "to_move", cJSON_CreateString(b->to_move == WHITE ? "white" : "black")) &&
              api_json_put(it, "score", cJSON_CreateNumber(b->score)) &&
-             api_json_put(it, "winrate", api_json_rounded(engine_winrate(q->rule, b->score, 0), 1000)) &&
+             api_json_put(it, "winrate", api_json_rounded(engine_winrate(q->rule, b->to_move, b->score, 0), 1000)) &&
              api_json_put(it, "opening", api_opening_value(api_position_opening(&p)));
         if (ok) ok = cJSON_AddItemToArray(arr, it);
         else cJSON_Delete(it);
@@ -183,8 +183,8 @@ static cJSON *swap2_json(const ApiTask *t)
                                                      d->moves, 3, size));
         bool even = fabs(v - 0.5) < SWAP2_EDGE;
         int head = snprintf(reason, sizeof reason,
-                            "three stones kept by the balanced-opening generator (|score| <= %d at depth %d, %d tries) "
-                            "and weighed by this search, ",
+                            "three stones kept by the balanced-opening generator (score within %d of even at depth %d, "
+                            "%d tries) and weighed by this search, ",
                             OPENING_BALANCE, OPENING_DEPTH, d->place3_tries);
         if (even)
             snprintf(reason + head, sizeof reason - (size_t)head,

@@ -336,13 +336,13 @@ static void append_pv(char *buf, size_t cap, const PvLine *pv)
         n += (size_t)snprintf(buf + n, cap - n, " %d,%d", MOVE_X(pv->pv[i]), MOVE_Y(pv->pv[i]));
 }
 
-static void append_score(char *buf, size_t cap, Rule rule, const PvLine *pv)
+static void append_score(char *buf, size_t cap, Rule rule, Color side, const PvLine *pv)
 {
     size_t n = strlen(buf);
     if (pv->mate) snprintf(buf + n, cap - n, " score %d mate %+d", (int)pv->score, pv->mate);
     else snprintf(buf + n, cap - n, " score %d", (int)pv->score);
     n = strlen(buf);
-    snprintf(buf + n, cap - n, " winrate %.3f", engine_winrate(rule, pv->score, pv->mate));
+    snprintf(buf + n, cap - n, " winrate %.3f", engine_winrate(rule, side, pv->score, pv->mate));
 }
 
 /* MESSAGE lines after each completed iteration (search thread, no lock). */
@@ -358,7 +358,7 @@ static void on_info(void *ctx, const EngineResult *r)
             const PvLine *pv = r->npv > 0 ? &r->pvs[k] : &only;
             int n = snprintf(pb->out, sizeof pb->out, "MESSAGE depth %d seldepth %d", r->depth, r->seldepth);
             if (pb->job_multipv > 1) n += snprintf(pb->out + n, sizeof pb->out - (size_t)n, " multipv %d", k + 1);
-            append_score(pb->out, sizeof pb->out, pb->job_pos.rule, pv);
+            append_score(pb->out, sizeof pb->out, pb->job_pos.rule, r->side_to_move, pv);
             n = (int)strlen(pb->out);
             n += snprintf(pb->out + n, sizeof pb->out - (size_t)n, " nodes %llu", (unsigned long long)r->nodes);
             if (r->time_ms > 0)
@@ -465,7 +465,7 @@ static void finish_search(Pbrain *pb, PositionError err, int index)
     if (pb->job_multipv > 1) {
         for (int k = 0; k < r->npv && k < pb->job_multipv; k++) {
             snprintf(pb->out, sizeof pb->out, "MESSAGE nbest %d", k + 1);
-            append_score(pb->out, sizeof pb->out, pb->job_pos.rule, &r->pvs[k]);
+            append_score(pb->out, sizeof pb->out, pb->job_pos.rule, r->side_to_move, &r->pvs[k]);
             size_t n = strlen(pb->out);
             snprintf(pb->out + n, sizeof pb->out - n, " pv");
             append_pv(pb->out, sizeof pb->out, &r->pvs[k]);

@@ -407,7 +407,7 @@ void api_render_take_result(ApiRender *r, const EngineResult *res)
     for (int i = 0; i < res->npv && i < ENGINE_MAX_MULTIPV; i++) {
         if (res->pvs[i].move == MOVE_NONE) continue;
         ov->cand[ov->ncand] = res->pvs[i].move;
-        ov->winrate[ov->ncand++] = engine_winrate(r->req.pos.rule, res->pvs[i].score, res->pvs[i].mate);
+        ov->winrate[ov->ncand++] = engine_winrate(r->req.pos.rule, res->side_to_move, res->pvs[i].score, res->pvs[i].mate);
     }
     ov->present = ov->best != MOVE_NONE;
 }

@@ -59,18 +59,24 @@ cJSON *api_json_mate(int mate) { return mate ? cJSON_CreateNumber(mate) : cJSON_
 /* v rounded to 1/per_unit (per_unit 1000: three decimals), as a number. */
 cJSON *api_json_rounded(double v, double per_unit) { return cJSON_CreateNumber(round(v * per_unit) / per_unit); }
 
-static cJSON *winrate_value(Rule rule, Score score, int mate)
+static cJSON *winrate_value(Rule rule, Color side, Score score, int mate)
 {
-    return api_json_rounded(engine_winrate(rule, score, mate), 1000);
+    return api_json_rounded(engine_winrate(rule, side, score, mate), 1000);
+}
+
+/* The side to move of an answer: the engine's, else the request's. */
+static Color side_of(const ApiRequest *req, const EngineResult *res)
+{
+    return res->side_to_move == BLACK || res->side_to_move == WHITE ? res->side_to_move : req->to_move;
 }
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static cJSON *pv_object(const PvLine *line, Rule rule, int size)
+static cJSON *pv_object(const PvLine *line, Rule rule, Color side, int size)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
-              api_json_put(o, "winrate", winrate_value(rule, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "winrate", winrate_value(rule, side, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
               api_json_put(o, "pv", api_json_moves(line->pv, clamp(line->pv_len, 0, ENGINE_MAX_PV), size));
     if (!ok) {
         cJSON_Delete(o);
@@ -104,7 +110,7 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
 {
     int size = req->pos.size;
     int npv = clamp(res->npv, 0, ENGINE_MAX_MULTIPV);
-    Color side = res->side_to_move == BLACK || res->side_to_move == WHITE ? res->side_to_move : req->to_move;
+    Color side = side_of(req, res);
     int64_t nps = (int64_t)(res->nodes * 1000 / (uint64_t)(res->time_ms > 0 ? res->time_ms : 1));
     cJSON *o = cJSON_CreateObject();
     cJSON *pvs = cJSON_CreateArray();
@@ -114,10 +120,10 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          api_json_put(o, "board_size", cJSON_CreateNumber(size)) &&
          api_json_put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
          api_json_put(o, "best_move", api_json_move(res->best_move, size)) && api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-         api_json_put(o, "winrate", winrate_value(req->pos.rule, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+         api_json_put(o, "winrate", winrate_value(req->pos.rule, side_of(req, res), res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
          api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                           : cJSON_CreateArray());
-    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, size));
+    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side_of(req, res), size));
     if (ok) {
         ok = api_json_put(o, "pvs", pvs);
         pvs = NULL; /* owned by o now, or freed by put */
@@ -171,12 +177,12 @@ char *api_progress_json(const ApiRequest *req, const EngineResult *res)
               api_json_put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
               api_json_put(o, "best_move", api_json_move(res->best_move, size)) &&
               api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-              api_json_put(o, "winrate", winrate_value(req->pos.rule, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+              api_json_put(o, "winrate", winrate_value(req->pos.rule, side_of(req, res), res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
               api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                                : cJSON_CreateArray());
     if (ok && npv > 1) {
         cJSON *pvs = cJSON_CreateArray();
-        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, size));
+        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side_of(req, res), size));
         ok = ok && api_json_put(o, "pvs", pvs);
     }
     ok = ok && api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&
@@ -253,14 +259,15 @@ static MoveReview review_move(const ApiReview *r, const EngineResult *results, i
     MoveReview m = {0};
     const EngineResult *before = &results[i];
     Move played = r->game.pos.moves[i];
-    m.wr_before = engine_winrate(r->game.pos.rule, before->score, before->mate);
+    Color mover = i % 2 == 0 ? BLACK : WHITE; /* a review's moves alternate from black */
+    m.wr_before = engine_winrate(r->game.pos.rule, mover, before->score, before->mate);
     bool after_win, after_lost = false; /* the mover has a proven win, a proven loss, after its move */
     if (i == r->n - 1 && r->terminal) {
         m.wr_after = r->winner == EMPTY ? 0.5 : 1;
         after_win = r->winner != EMPTY;
     } else {
         const EngineResult *after = &results[i + 1]; /* from the opponent's view */
-        m.wr_after = 1 - engine_winrate(r->game.pos.rule, after->score, after->mate);
+        m.wr_after = 1 - engine_winrate(r->game.pos.rule, OPPONENT(mover), after->score, after->mate);
         after_win = after->mate < 0;
         after_lost = after->mate > 0;
     }
@@ -373,11 +380,11 @@ char *api_review_json(const ApiReview *r, const EngineResult *results)
 
 /* ---- play a move at a level ------------------------------------------------ */
 
-static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, Rule rule, int size)
+static cJSON *candidate_object(const PvLine *line, const LevelChoice *c, int i, Rule rule, Color side, int size)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = api_json_put(o, "move", api_json_move(line->move, size)) && api_json_put(o, "score", cJSON_CreateNumber(line->score)) &&
-              api_json_put(o, "winrate", winrate_value(rule, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
+              api_json_put(o, "winrate", winrate_value(rule, side, line->score, line->mate)) && api_json_put(o, "mate", api_json_mate(line->mate)) &&
               api_json_put(o, "probability", api_json_rounded(c->probability[i], 1000));
     if (!ok) {
         cJSON_Delete(o);
@@ -394,7 +401,7 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
     LevelChoice c;
     int k = level_choose(res, m->level, level_position_seed(&req->pos, m->seed), &c);
     const PvLine *chosen = k >= 0 ? &res->pvs[k] : NULL;
-    Color side = res->side_to_move == BLACK || res->side_to_move == WHITE ? res->side_to_move : req->to_move;
+    Color side = side_of(req, res);
     cJSON *o = cJSON_CreateObject(), *cands = cJSON_CreateArray();
     bool ok = o && cands;
     if (ok && req->has_id) ok = api_json_put(o, "id", cJSON_CreateString(req->id));
@@ -406,10 +413,10 @@ char *api_move_json(const ApiMove *m, const EngineResult *res)
          api_json_put(o, "level_name", cJSON_CreateString(m->level->name)) &&
          api_json_put(o, "seed", cJSON_CreateNumber((double)m->seed)) &&
          api_json_put(o, "score", chosen ? cJSON_CreateNumber(chosen->score) : cJSON_CreateNull()) &&
-         api_json_put(o, "winrate", chosen ? winrate_value(req->pos.rule, chosen->score, chosen->mate) : cJSON_CreateNull()) &&
+         api_json_put(o, "winrate", chosen ? winrate_value(req->pos.rule, side, chosen->score, chosen->mate) : cJSON_CreateNull()) &&
          api_json_put(o, "mate", api_json_mate(chosen ? chosen->mate : 0)) &&
          api_json_put(o, "best_move", api_json_move(res->best_move, size));
-    for (int i = 0; ok && i < c.n; i++) ok = api_json_push(cands, candidate_object(&res->pvs[i], &c, i, req->pos.rule, size));
+    for (int i = 0; ok && i < c.n; i++) ok = api_json_push(cands, candidate_object(&res->pvs[i], &c, i, req->pos.rule, side, size));
     if (ok) {
         ok = api_json_put(o, "candidates", cands);
         cands = NULL;

@@ -90,11 +90,23 @@ double engine_winrate_scale(Rule rule)
     return rule == RULE_RENJU ? ENGINE_WINRATE_SCALE_RENJU : ENGINE_WINRATE_SCALE_FREESTYLE;
 }
 
-double engine_winrate(Rule rule, Score score, int mate)
+double engine_winrate_black(Rule rule)
+{
+    return rule == RULE_RENJU ? ENGINE_WINRATE_BLACK_RENJU : ENGINE_WINRATE_BLACK_FREESTYLE;
+}
+
+Score engine_even_score(Rule rule, Color to_move)
+{
+    double c = to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
+    return (Score)lround(-c);
+}
+
+double engine_winrate(Rule rule, Color to_move, Score score, int mate)
 {
     if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
     if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
-    return 1 / (1 + exp(-(double)score / engine_winrate_scale(rule)));
+    double c = to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
+    return 1 / (1 + exp(-((double)score + c) / engine_winrate_scale(rule)));
 }
 
 int engine_mate_moves(Score s)

@@ -226,21 +226,31 @@ size_t engine_book_format_entry(const Position *p, Move move, Score score, int d
 /* Mate distance in moves of a score: +N, -N or 0 (see above). */
 int engine_mate_moves(Score s);
 
-/* The side to move's chance of winning for a score under a rule (mate:
- * the line's mate count): 1 for a proven win, 0 for a proven loss, else
- * 1 / (1 + exp(-score / S)), so 0.5 at 0, with S the rule's scale below.
- * The scales are fitted to the results of self-play games at match
- * strength (20 s + 0.5 s a move), each of 500 positions a rule scored by a
- * 100,000-node analysis (tools/fit_winrate.py; README, "The win rate"):
- * cross-entropy 0.557 in freestyle (0.642 on the evaluation's training
- * scale, eval_winrate_scale), 0.658 in renju (0.666). Standard, with no
- * games of its own, takes freestyle's. The training scale, fitted to games
- * of 5,000 nodes a move whose results owe much to chance, is far flatter;
- * the levels' choice (level.c) keeps it, as their temperatures are in its
- * points. */
-#define ENGINE_WINRATE_SCALE_FREESTYLE 313.2
-#define ENGINE_WINRATE_SCALE_RENJU 923.5
+/* The chance of winning of the side to move (to_move) for a score under a
+ * rule (mate: the line's mate count): 1 for a proven win, 0 for a proven
+ * loss, else 1 / (1 + exp(-(score + c) / S)), with c = +B when black is to
+ * move, -B when white is and 0 for EMPTY (colour unknown). S is the rule's
+ * scale and B what the evaluation misses of black's edge: freestyle's
+ * first move is worth more than it sees, renju's black is weaker than it
+ * sees. Both are fitted to the results of self-play games at match
+ * strength (20 s + 0.5 s a move), 1,500 positions a rule scored by
+ * 100,000-node analyses (tools/fit_winrate.py; README, "The win rate"):
+ * cross-entropy 0.490 in freestyle (0.532 with S alone, 0.636 on the
+ * evaluation's training scale), 0.625 in renju (0.664, 0.668). Standard,
+ * with no games of its own, takes freestyle's. The training scale
+ * (eval_winrate_scale), fitted to games of 5,000 nodes a move whose
+ * results owe much to chance, is far flatter; the levels' choice
+ * (level.c) keeps it, as their temperatures are in its points. */
+#define ENGINE_WINRATE_SCALE_FREESTYLE 351.6
+#define ENGINE_WINRATE_BLACK_FREESTYLE 256.5
+#define ENGINE_WINRATE_SCALE_RENJU 716.1
+#define ENGINE_WINRATE_BLACK_RENJU (-448.9)
 double engine_winrate_scale(Rule rule);
-double engine_winrate(Rule rule, Score score, int mate);
+double engine_winrate_black(Rule rule);
+double engine_winrate(Rule rule, Color to_move, Score score, int mate);
+
+/* The score at which the side to move's win rate is 0.5: -c of the curve
+ * above, rounded (freestyle, white to move: +257). */
+Score engine_even_score(Rule rule, Color to_move);
 
 #endif

@@ -16,8 +16,9 @@
  * Balanced openings. Stones are put at random (a seeded generator, so the
  * same seed gives the same openings) in the 7x7 square around the centre,
  * black and white alternately, black first; an opening is kept when a
- * search to OPENING_DEPTH finds it within OPENING_BALANCE of even and no
- * forced five. The work is bounded by a number of tries and a node budget.
+ * search to OPENING_DEPTH finds its score within OPENING_BALANCE of the even
+ * point (engine_even_score, where the win rate is 0.5; 0 in renju, see
+ * opening.c) and no forced five. The work is bounded by a number of tries and a node budget.
  * Pure: no I/O, no globals but the const table.
  */
 #ifndef GOMOKUD_OPENING_H
@@ -48,7 +49,7 @@ const RenjuOpening *opening_renju_identify(int size, Move b1, Move w2, Move b3);
 
 /* Balanced openings. */
 #define OPENING_MAX_STONES 12
-#define OPENING_BALANCE 60 /* |score| at OPENING_DEPTH; win rate 0.5 +- 0.048 (freestyle), 0.016 (renju) */
+#define OPENING_BALANCE 60 /* |score - even| at OPENING_DEPTH; win rate +- 0.043 (freestyle), 0.021 (renju) */
 #define OPENING_DEPTH 4
 #define OPENING_REGION 7   /* stones go in the REGION x REGION square around the centre */
 

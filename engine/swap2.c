@@ -39,7 +39,7 @@ static PositionError weigh_white(Engine *e, const Position *p, const Limits *l, 
     out->white_best = r->best_move;
     out->white_score = r->score;
     out->white_mate = r->mate;
-    out->white_winrate = engine_winrate(p->rule, r->score, r->mate);
+    out->white_winrate = engine_winrate(p->rule, WHITE, r->score, r->mate);
     out->depth = r->depth;
     return POSITION_OK;
 }
@@ -119,7 +119,7 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
         p.moves[3] = whites[i];
         if (search(e, &p, limits, SWAP2_BLACK_LINES, &rb, out, NULL) != POSITION_OK) continue;
         for (int j = 0; j < rb.npv; j++) {
-            double w = 1 - engine_winrate(p.rule, rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
+            double w = 1 - engine_winrate(p.rule, BLACK, rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
             double gap = fabs(w - 0.5);
             if (gap < best_gap) {
                 best_gap = gap;

@@ -511,9 +511,10 @@ Test(api, result_json_has_every_member_with_moves_in_notation)
     cr_assert_str_eq(member(j, "best_move")->valuestring, "h8");
     cr_assert_eq(member(j, "score")->valuedouble, 123);
     double wr = member(j, "winrate")->valuedouble;
-    cr_assert(wr > 0.5 && wr < 1 && fabs(wr - engine_winrate(RULE_RENJU, 123, 0)) < 0.0005 && wr * 1000 == round(wr * 1000),
-              "winrate %g: three decimals of the renju curve", wr);
-    cr_assert_gt(fabs(wr - engine_winrate(RULE_FREESTYLE, 123, 0)), 0.03, "the rule's own curve");
+    cr_assert(wr > 0 && wr < 1 && fabs(wr - engine_winrate(RULE_RENJU, BLACK, 123, 0)) < 0.0005 && wr * 1000 == round(wr * 1000),
+              "winrate %g: three decimals of the renju curve, black to move", wr);
+    cr_assert_gt(fabs(wr - engine_winrate(RULE_FREESTYLE, BLACK, 123, 0)), 0.03, "the rule's own curve");
+    cr_assert_gt(fabs(wr - engine_winrate(RULE_RENJU, WHITE, 123, 0)), 0.03, "the side to move's");
     cr_assert(cJSON_IsNull(member(j, "mate")));
     expect_moves(member(j, "pv"), (const char *const[]){"h8", "i9", "j10"}, 3);
     const cJSON *pvs = member(j, "pvs");
@@ -798,7 +799,8 @@ Test(api, a_review_never_calls_a_move_into_a_proven_loss_good)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         cr_assert(parse_review("{\"moves\":[\"h8\",\"h9\"]}", 10), "%s", prob.detail);
         EngineResult res[3];
-        Score s = cases[k].wr > 0 ? (Score)lround(-ENGINE_WINRATE_SCALE_FREESTYLE * log((1 - cases[k].wr) / cases[k].wr))
+        Score s = cases[k].wr > 0 ? (Score)lround(engine_winrate_black(RULE_FREESTYLE) -
+                                                  ENGINE_WINRATE_SCALE_FREESTYLE * log((1 - cases[k].wr) / cases[k].wr))
                                   : -SCORE_MATE + 7;
         set_result(&res[0], "h8", 0, 0, -20, 0);
         set_result(&res[1], "g9", s, cases[k].wr > 0 ? 0 : -3, -SCORE_MATE + 5, -2);
@@ -821,14 +823,17 @@ Test(api, a_review_judges_each_move_by_the_win_rate_it_loses)
 {
     cr_assert(parse_review("{\"moves\":[\"h8\",\"h9\",\"i8\",\"a2\",\"j8\"]}", 10), "%s", prob.detail);
     EngineResult res[6];
-    Score even = 0, s10 = 0;
+    /* the scores at which black, white to move is even (win rate 0.5) */
+    Score even_b = (Score)lround(-engine_winrate_black(RULE_FREESTYLE)), even_w = -even_b, s10 = 0;
+    cr_assert_float_eq(engine_winrate(RULE_FREESTYLE, BLACK, even_b, 0), 0.5, 0.002);
+    cr_assert_float_eq(engine_winrate(RULE_FREESTYLE, WHITE, even_w, 0), 0.5, 0.002);
     /* find scores with given win-rate drops from 0.5 */
-    while (100 * (0.5 - engine_winrate(RULE_FREESTYLE, -s10, 0)) < 12) s10 += 5; /* an inaccuracy: 12 points */
-    set_result(&res[0], "h8", even, 0, -50, 0);        /* black plays h8, the best */
-    set_result(&res[1], "g9", even, 0, -10, 0);        /* white plays h9, not g9 ... */
-    set_result(&res[2], "i8", s10, 0, -SCORE_MATE + 9, -4); /* ... black's view after: +s10: white lost 12 points; i8 is the only move */
+    while (100 * (0.5 - engine_winrate(RULE_FREESTYLE, EMPTY, -s10, 0)) < 12) s10 += 5; /* an inaccuracy: 12 points */
+    set_result(&res[0], "h8", even_b, 0, even_b - 50, 0); /* black plays h8, the best */
+    set_result(&res[1], "g9", even_w, 0, even_w - 10, 0); /* white plays h9, not g9 ... */
+    set_result(&res[2], "i8", even_b + s10, 0, -SCORE_MATE + 9, -4); /* ... black's view after: white lost 12 points; i8 is the only move */
     set_result(&res[3], "a3", SCORE_MATE - 9, 4, 0, 0); /* white to move after i8... (from white's view) a proven win */
-    set_result(&res[4], "k9", 0, 0, 0, 0);              /* after a2 black is even: white threw its win away */
+    set_result(&res[4], "k9", even_b, 0, 0, 0);          /* after a2 black is even: white threw its win away */
     set_result(&res[5], "k8", SCORE_MATE - 3, 2, 0, 0);  /* after j8 white to move has a win: j8 is a blunder */
     char *text = api_review_json(&rv, res);
     cJSON *j = json_read(text);
@@ -964,7 +969,7 @@ Test(api, move_json_reports_the_chosen_line_its_level_and_the_candidates)
     cr_assert_str_eq(member(j, "level_name")->valuestring, level_get(1)->name);
     cr_assert_eq(member(j, "seed")->valuedouble, 5);
     cr_assert_eq(member(j, "score")->valuedouble, sc[k]);
-    cr_assert(fabs(member(j, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, sc[k], 0)) < 0.0006);
+    cr_assert(fabs(member(j, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, WHITE, sc[k], 0)) < 0.0006);
     cr_assert(cJSON_IsNull(member(j, "mate")));
     const cJSON *cands = member(j, "candidates");
     cr_assert_eq(cJSON_GetArraySize(cands), 3);
@@ -973,7 +978,7 @@ Test(api, move_json_reports_the_chosen_line_its_level_and_the_candidates)
         const cJSON *o = cJSON_GetArrayItem(cands, i);
         cr_assert_str_eq(member(o, "move")->valuestring, mvs[i]);
         cr_assert_eq(member(o, "score")->valuedouble, sc[i]);
-        cr_assert(fabs(member(o, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, sc[i], 0)) < 0.0006);
+        cr_assert(fabs(member(o, "winrate")->valuedouble - engine_winrate(mv.req.pos.rule, WHITE, sc[i], 0)) < 0.0006);
         member(o, "mate");
         sum += member(o, "probability")->valuedouble;
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""fit_winrate.py - fits the scale S of the win rate the engine reports,
-1 / (1 + exp(-score / S)) (ENGINE_WINRATE_SCALE_FREESTYLE and _RENJU in
+"""fit_winrate.py - fits the win rate the engine reports,
+1 / (1 + exp(-(score + c) / S)) with c = +B when black is to move and -B
+when white is (ENGINE_WINRATE_SCALE_* and ENGINE_WINRATE_BLACK_* in
 engine/engine.h; standard takes freestyle's), to the results of games.
 
     python3 tools/fit_winrate.py --rule freestyle [--positions N] [--nodes K]
@@ -8,15 +9,17 @@ engine/engine.h; standard takes freestyle's), to the results of games.
 
 GAMES are SGF files of c-gomoku-cli (tools/match.sh writes them), played at
 the strength the win rate should describe (self-play at 20 s + 0.5 s a
-move for the committed value). From every game won by one side it takes
+move for the committed values). From every game won by one side it takes
 every third position from the fourth move after the opening to ten plies
 before the end, draws N of them with the seed (default 700 and 1), scores
-each with `gomokud analyze` at K nodes (default 100,000), and fits S to the
-side to move's result by cross-entropy. Positions the analysis proves (a
-mate) are counted apart: their win rate is 0 or 1 whatever S is. Prints S,
-the cross-entropy at S, at the rule's committed scale and at the
-evaluation's training scale, and the results against the curve by sixths of
-the scores.
+each with `gomokud analyze` at K nodes (default 100,000), and fits S and B
+to the side to move's result by cross-entropy (a logistic regression on
+the score and the colour to move, by Newton's method; B is what the
+evaluation misses of black's edge). Positions the analysis proves (a mate)
+are counted apart: their win rate is 0 or 1 whatever the curve. Prints S
+and B, the cross-entropy there, with S alone (B = 0), at the rule's
+committed values and at the evaluation's training scale, and the results
+against the curve by sixths of score + c.
 """
 import argparse
 import json
@@ -42,17 +45,63 @@ def games(paths):
 
 
 def positions(decided, opening):
+    """(moves, the side to move won, black is to move)"""
     for moves, black_won in decided:
         for k in range(opening + 4, len(moves) - 10, 3):
-            yield moves[:k], int((k % 2 == 0) == black_won)
+            yield moves[:k], int((k % 2 == 0) == black_won), k % 2 == 0
 
 
-def cross_entropy(data, s):
+def curve(x, black, s, b):
+    z = (x + (b if black else -b)) / s
+    return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+
+
+def cross_entropy(data, s, b=0.0):
     t = 0.0
-    for x, y in data:
-        q = min(max(1 / (1 + math.exp(-x / s)), 1e-9), 1 - 1e-9)
+    for x, y, black in data:
+        q = min(max(curve(x, black, s, b), 1e-9), 1 - 1e-9)
         t -= y * math.log(q) + (1 - y) * math.log(1 - q)
     return t / len(data)
+
+
+def fit_scale(data):
+    """S alone (B = 0): the cross-entropy is unimodal in log S, golden-section search"""
+    lo, hi = 20.0, 20000.0
+    for _ in range(80):
+        m1, m2 = lo * (hi / lo) ** 0.382, lo * (hi / lo) ** 0.618
+        if cross_entropy(data, m1) < cross_entropy(data, m2):
+            hi = m2
+        else:
+            lo = m1
+    return (lo * hi) ** 0.5
+
+
+def fit_scale_and_black(data):
+    """S and B: logistic regression of the result on u = score and v = +-1
+    (the colour to move), z = a u + d v, by Newton's method; S = 1 / a, B = d / a"""
+    a, d = 1 / fit_scale(data), 0.0
+    for _ in range(100):
+        g0 = g1 = h00 = h01 = h11 = 0.0
+        for x, y, black in data:
+            v = 1.0 if black else -1.0
+            z = a * x + d * v
+            q = 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+            w = q * (1 - q)
+            g0 += (q - y) * x
+            g1 += (q - y) * v
+            h00 += w * x * x
+            h01 += w * x * v
+            h11 += w * v * v
+        det = h00 * h11 - h01 * h01
+        if det <= 0:
+            break
+        da, dd = (h11 * g0 - h01 * g1) / det, (h00 * g1 - h01 * g0) / det
+        a, d = a - da, d - dd
+        if a <= 0:
+            sys.exit("fit_winrate.py: the results do not rise with the score")
+        if abs(da) < 1e-12 and abs(dd) < 1e-9:
+            break
+    return 1 / a, d / a
 
 
 def main():
@@ -73,54 +122,50 @@ def main():
         with open(os.path.join(engine, "eval_tables.c")) as f:
             a.training_scale = float(re.search(r"eval_winrate_scale = ([0-9.]+);", f.read()).group(1))
     with open(os.path.join(engine, "engine.h")) as f:
-        committed = float(re.search(r"#define ENGINE_WINRATE_SCALE_%s ([0-9.]+)" % ("RENJU" if a.rule == "renju" else "FREESTYLE"),
-                                    f.read()).group(1))
+        header, name = f.read(), "RENJU" if a.rule == "renju" else "FREESTYLE"
+        committed = float(re.search(r"#define ENGINE_WINRATE_SCALE_%s ([0-9.]+)" % name, header).group(1))
+        committed_b = float(re.search(r"#define ENGINE_WINRATE_BLACK_%s \(?(-?[0-9.]+)\)?" % name, header).group(1))
     decided = list(games(a.games))
     pool = list(positions(decided, a.opening))
     if not pool:
         sys.exit("fit_winrate.py: no decided game in the files")
     random.Random(a.seed).shuffle(pool)
     pool = pool[: a.positions]
-    req = "".join(json.dumps({"rule": a.rule, "moves": m, "limits": {"nodes": a.nodes}}) + "\n" for m, _ in pool)
+    req = "".join(json.dumps({"rule": a.rule, "moves": m, "limits": {"nodes": a.nodes}}) + "\n" for m, _, _ in pool)
     out = subprocess.run([a.gomokud, "analyze"], input=req, capture_output=True, text=True, check=True).stdout
     answers = [json.loads(line) for line in out.splitlines()]
     if len(answers) != len(pool):
         sys.exit("fit_winrate.py: %d answers to %d positions" % (len(answers), len(pool)))
 
     data, mates, mates_right = [], 0, 0
-    for (_, won), ans in zip(pool, answers):
+    for (_, won, black), ans in zip(pool, answers):
         if "score" not in ans:
             sys.exit("fit_winrate.py: refused: %s" % json.dumps(ans))
         if ans.get("mate") is not None:
             mates += 1
             mates_right += (ans["mate"] > 0) == bool(won)
             continue
-        data.append((ans["score"], won))
+        data.append((ans["score"], won, black))
     if len(data) < 50:
         sys.exit("fit_winrate.py: only %d positions without a mate" % len(data))
 
-    lo, hi = 20.0, 20000.0  # the cross-entropy is unimodal in log S: golden-section search
-    for _ in range(80):
-        m1, m2 = lo * (hi / lo) ** 0.382, lo * (hi / lo) ** 0.618
-        if cross_entropy(data, m1) < cross_entropy(data, m2):
-            hi = m2
-        else:
-            lo = m1
-    s = (lo * hi) ** 0.5
+    s0 = fit_scale(data)
+    s, b = fit_scale_and_black(data)
     print("%s: %d positions of %d decided games, %d nodes each; %d proven (%d of them the game's result), %d fitted"
           % (a.rule, len(pool), len(decided), a.nodes, mates, mates_right, len(data)))
-    print("S %.1f: cross-entropy %.4f (committed %.1f: %.4f; training scale %.1f: %.4f; a coin: %.4f); side to move won %.3f"
-          % (s, cross_entropy(data, s), committed, cross_entropy(data, committed), a.training_scale,
-             cross_entropy(data, a.training_scale), math.log(2),
-             sum(y for _, y in data) / len(data)))
-    data.sort()
-    n = len(data)
+    print("S %.1f, black %+.1f: cross-entropy %.4f (S alone %.1f: %.4f; committed %.1f, %+.1f: %.4f; "
+          "training scale %.1f: %.4f; a coin: %.4f); side to move won %.3f"
+          % (s, b, cross_entropy(data, s, b), s0, cross_entropy(data, s0), committed, committed_b,
+             cross_entropy(data, committed, committed_b), a.training_scale, cross_entropy(data, a.training_scale),
+             math.log(2), sum(y for _, y, _ in data) / len(data)))
+    rows = sorted((x + (b if black else -b), y, x, black) for x, y, black in data)
+    n = len(rows)
     for k in range(6):
-        part = data[k * n // 6:(k + 1) * n // 6]
-        mean = sum(x for x, _ in part) / len(part)
-        print("  scores %6d..%6d (mean %6.0f): won %.2f, curve %.2f"
-              % (part[0][0], part[-1][0], mean, sum(y for _, y in part) / len(part),
-                 sum(1 / (1 + math.exp(-x / s)) for x, _ in part) / len(part)))
+        part = rows[k * n // 6:(k + 1) * n // 6]
+        mean = sum(r[0] for r in part) / len(part)
+        print("  score + c %6.0f..%6.0f (mean %6.0f): won %.2f, curve %.2f"
+              % (part[0][0], part[-1][0], mean, sum(r[1] for r in part) / len(part),
+                 sum(curve(r[2], r[3], s, b) for r in part) / len(part)))
 
 
 if __name__ == "__main__":

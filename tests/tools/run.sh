@@ -124,37 +124,43 @@ check "match: SPRT, chunks played" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
 check "match: SPRT bounds in the wrong order are refused" "2" "$?"
 check "match: the refusal ran nothing" "3" "$(($(wc -l <"$tmp/calls.txt") - calls))"
 
-# 4. tools/fit_winrate.py against a stand-in for `gomokud analyze` that
-#    scores every position +300 for black to move and -300 for white, and
-#    proves a win for the side to move (white) at ply 49. Black wins 6 of 8 games of
-#    60 moves, so at +300 the side to move wins 3 in 4: S = 300 / ln 3 =
-#    273.1. Each game gives the positions at plies 7, 10, ..., 49 (opening
-#    3 + 4 to 10 before the end), 15 each: 120, 8 of them proven (white
-#    won 2 of those games).
+# 4. tools/fit_winrate.py against a stand-in for `gomokud analyze` whose
+#    answers give a known fit. 40 games of 60 moves, black wins games 0-29
+#    and white 30-39; each gives the positions at plies 7, 10, ..., 49
+#    (opening 3 + 4 to 10 before the end), 15 each. The stand-in scores
+#    ply 10 (black to move) 0, ply 7 (white to move) 0, and ply 16 300 in
+#    games 0-26 and 30-32; every other position it proves a win for the
+#    side to move. So black to move at 0 wins 3 in 4, white to move at 0 1
+#    in 4, black to move at 300 9 in 10: (0 + B) / S = ln 3 and (300 + B) / S
+#    = ln 9, S = 300 / ln 3 = 273.1 and B = 300. Without the colour term
+#    the best single scale is far worse.
 python3 - "$tmp/fit.sgf" <<'PY'
 import sys
 cells = [chr(97 + x) + chr(97 + y) for y in range(15) for x in range(15)]
 with open(sys.argv[1], "w") as f:
-    for g in range(8):
+    for g in range(40):
         mv = "".join(";%s[%s]" % ("BW"[k % 2], cells[(k + 7 * g) % 225]) for k in range(60))
-        f.write("(;FF[4]GM[4]GN[%d]SZ[15]RE[%s]%s)\n" % (g + 1, "W+1" if g in (2, 5) else "B+1", mv))
+        f.write("(;FF[4]GM[4]GN[%d]SZ[15]RE[%s]%s)\n" % (g + 1, "B+1" if g < 30 else "W+1", mv))
 PY
 cat >"$tmp/fake-gomokud" <<'SH'
 #!/usr/bin/env python3
 import json, sys
 for line in sys.stdin:
-    n = len(json.loads(line)["moves"])
-    mate = 1 if n == 49 else None
-    print(json.dumps({"score": 29999 if mate else (300 if n % 2 == 0 else -300), "mate": mate}))
+    moves = json.loads(line)["moves"]
+    n, first = len(moves), moves[0]
+    cell = (15 - int(first[1:])) * 15 + ord(first[0]) - 97
+    g = next(g for g in range(40) if 7 * g % 225 == cell)
+    score = 0 if n in (7, 10) else 300 if n == 16 and (g < 27 or 30 <= g < 33) else None
+    print(json.dumps({"score": 29999, "mate": 1} if score is None else {"score": score, "mate": None}))
 SH
 chmod +x "$tmp/fake-gomokud"
 out=$(python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/fit.sgf" 2>&1)
-check "winrate fit: positions and proofs" "freestyle: 120 positions of 8 decided games, 100000 nodes each; 8 proven (2 of them the game's result), 112 fitted" \
+check "winrate fit: positions and proofs" "freestyle: 600 positions of 40 decided games, 100000 nodes each; 490 proven (223 of them the game's result), 110 fitted" \
     "$(echo "$out" | sed -n 1p)"
-check "winrate fit: S" "S 273.1" "$(echo "$out" | sed -n 2p | grep -o '^S [0-9.]*')"
-check "winrate fit: the rule's committed scale" \
-    "committed $(sed -n 's/^#define ENGINE_WINRATE_SCALE_FREESTYLE //p' "$here/engine/engine.h")" \
-    "$(echo "$out" | sed -n 2p | grep -o 'committed [0-9.]*')"
+check "winrate fit: S and black's offset" "S 273.1, black +300.0" "$(echo "$out" | sed -n 2p | grep -o '^S [0-9.]*, black [-+0-9.]*')"
+check "winrate fit: the rule's committed curve" \
+    "committed $(sed -n 's/^#define ENGINE_WINRATE_SCALE_FREESTYLE //p' "$here/engine/engine.h"), +$(sed -n 's/^#define ENGINE_WINRATE_BLACK_FREESTYLE //p' "$here/engine/engine.h")" \
+    "$(echo "$out" | sed -n 2p | grep -o 'committed [0-9.]*, [-+0-9.]*')"
 python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/s.sgf" >/dev/null 2>&1
 check "winrate fit: too few positions are refused" "1" "$?"
 
