@@ -95,18 +95,23 @@ double engine_winrate_black(Rule rule)
     return rule == RULE_RENJU ? ENGINE_WINRATE_BLACK_RENJU : ENGINE_WINRATE_BLACK_FREESTYLE;
 }
 
-Score engine_even_score(Rule rule, Color to_move)
+/* c of the curve: +B with black to move, -B with white, 0 unknown */
+static double colour_offset(Rule rule, Color to_move)
 {
-    double c = to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
-    return (Score)lround(-c);
+    return to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
+}
+
+
+double engine_winrate_curve(Score score, int mate, double offset, double scale)
+{
+    if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
+    if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
+    return 1 / (1 + exp(-((double)score + offset) / scale));
 }
 
 double engine_winrate(Rule rule, Color to_move, Score score, int mate)
 {
-    if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
-    if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
-    double c = to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
-    return 1 / (1 + exp(-((double)score + c) / engine_winrate_scale(rule)));
+    return engine_winrate_curve(score, mate, colour_offset(rule, to_move), engine_winrate_scale(rule));
 }
 
 int engine_mate_moves(Score s)

@@ -249,8 +249,9 @@ double engine_winrate_scale(Rule rule);
 double engine_winrate_black(Rule rule);
 double engine_winrate(Rule rule, Color to_move, Score score, int mate);
 
-/* The score at which the side to move's win rate is 0.5: -c of the curve
- * above, rounded (freestyle, white to move: +257). */
-Score engine_even_score(Rule rule, Color to_move);
+/* The curve itself: 1 for a proven win, 0 for a proven loss, else
+ * 1 / (1 + exp(-(score + offset) / scale)). */
+double engine_winrate_curve(Score score, int mate, double offset, double scale);
+
 
 #endif

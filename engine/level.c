@@ -59,12 +59,7 @@ uint64_t level_position_seed(const Position *p, uint64_t seed)
     return h;
 }
 
-double level_choice_winrate(Score score, int mate)
-{
-    if (mate > 0 || score >= SCORE_MATE_MIN) return 1;
-    if (mate < 0 || score <= -SCORE_MATE_MIN) return 0;
-    return 1 / (1 + exp(-(double)score / eval_winrate_scale));
-}
+double level_choice_winrate(Score score, int mate) { return engine_winrate_curve(score, mate, 0, eval_winrate_scale); }
 
 /* A uniform draw in [0, 1) from a seed: the top 53 bits of its mix. */
 static double uniform(uint64_t seed) { return (double)(mix64(seed) >> 11) * (1.0 / 9007199254740992.0); }

@@ -104,13 +104,9 @@ int opening_balanced(Engine *e, const OpeningGenParams *p, BalancedOpening *out,
         if (engine_analyze(e, &pos, &lim, &r, NULL) != POSITION_OK) continue;
         st.nodes += (int64_t)r.nodes;
         if (!r.complete) break; /* the budget or the stop flag cut it: not a verdict */
-        /* the window is centred on the even point of the win rate's curve,
-         * not on a score of 0: the evaluation misses much of freestyle's
-         * first-move edge (engine_winrate). Not in renju: there black's
-         * overrating is a middle-game effect (B -128 at up to 15 stones,
-         * -469 to -606 later), and openings centred on 0 already gave
-         * black 51.9% of the self-play games (freestyle 73.3%). */
-        Score even = p->rule == RULE_RENJU ? 0 : engine_even_score(p->rule, r.side_to_move);
+        /* the window is centred on the score at which the side to move is
+         * even (OPENING_EVEN_WHITE, above) */
+        Score even = p->rule == RULE_RENJU ? 0 : r.side_to_move == WHITE ? OPENING_EVEN_WHITE : -OPENING_EVEN_WHITE;
         if (r.mate || r.score > even + balance || r.score < even - balance) continue;
         out[n].n = pos.nmoves;
         memcpy(out[n].moves, pos.moves, sizeof(Move) * (size_t)pos.nmoves);

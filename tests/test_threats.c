@@ -966,7 +966,9 @@ Test(threats, the_main_search_alone_claims_exact_mates)
             if (i + 1 == 45 && d >= 4) cr_assert_eq(r.mate, 7, "depth %d: puzzle 45 claimed as a win in %d", d, r.mate);
         }
     cr_log_info("%d mates claimed", mates);
-    cr_assert_geq(mates, 80);
+    /* 79 since the quiescence no longer claims a mate where every answer
+     * to an open three it searched lost (a bare four may save it) */
+    cr_assert_geq(mates, 75);
     engine_free(en);
     free(t);
 }
