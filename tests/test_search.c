@@ -158,7 +158,7 @@ Test(search, a_reported_mate_holds_along_its_line)
  * h2 h1 k2 ...). But white's bare four h2 (with i3 j4 k5) gains the tempo:
  * after black's forced g1 white stops the three, and nothing is proven
  * against it (the solver alone finds no win in 3M nodes). Such a node is
- * now only likely lost (QS_LIKELY_LOST), not mated. */
+ * now only likely lost (QS_LIKELY_LOST), not mated, in an analysis. */
 Test(search, a_quiescence_mate_holds_against_every_answer)
 {
     const char *moves = "k10 i8 j7 i6 j10 h6 j6 j8 i7 h8 g8 h7 h5 f6 f5 g5 h10 i10 g7 i11 k7 l8 k8 k9 e6 l9 "
@@ -172,6 +172,10 @@ Test(search, a_quiescence_mate_holds_against_every_answer)
     q.moves[q.nmoves++] = pt("i2");
     EngineResult s = analyze(&q, (Limits){.depth = 6});
     cr_assert_geq(s.mate, 0, "after i2 white is mated in %d", -s.mate);
+    /* a move to play needs no proof, and there it stays a mate (stronger
+     * so in games): the same search in play claims it */
+    EngineResult g = analyze(&p, (Limits){.depth = 1, .play = true});
+    cr_assert_gt(g.mate, 0, "in play: score %d", g.score);
 }
 
 static void assert_legal_line(const Position *p, const Move *pv, int n)
