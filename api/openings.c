@@ -181,20 +181,10 @@ static cJSON *swap2_json(const ApiTask *t)
     if (n == 0) {
         ok = ok && cJSON_AddItemToArray(opts, option("place3", 0.5 + fabs(v - 0.5), d->white_score, d->white_mate,
                                                      d->moves, 3, size));
-        bool even = fabs(v - 0.5) < SWAP2_EDGE;
-        int head = snprintf(reason, sizeof reason,
-                            "three stones kept by the balanced-opening generator (score within %d of even at depth %d, "
-                            "%d tries) and weighed by this search, ",
-                            OPENING_BALANCE, OPENING_DEPTH, d->place3_tries);
-        if (even)
-            snprintf(reason + head, sizeof reason - (size_t)head,
-                     "candidate %d of at most %d: white to move scores %d (win rate %.3f), within 0.05 of even, "
-                     "so the opponent's choice of colour is a guess",
-                     d->place3_weighed, SWAP2_PLACE3_CANDIDATES, (int)d->white_score, v);
-        else
-            snprintf(reason + head, sizeof reason - (size_t)head,
-                     "%d candidates, none within 0.05 of even: the nearest, white to move scores %d (win rate %.3f)",
-                     d->place3_weighed, (int)d->white_score, v);
+        snprintf(reason, sizeof reason,
+                 "three stones kept by the balanced-opening generator (score within %d of even at depth %d, %d tries); "
+                 "white to move then scores %d (win rate %.3f by this search)",
+                 OPENING_BALANCE, OPENING_DEPTH, d->place3_tries, (int)d->white_score, v);
     } else {
         Move wm = d->white_best;
         ok = ok && cJSON_AddItemToArray(opts, option("white", v, d->white_score, d->white_mate, &wm, wm != MOVE_NONE, size)) &&

@@ -57,45 +57,20 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
     EngineResult r, rb;
 
     if (n == 0) {
-        /* stones the generator keeps at its shallow depth can still favour
-         * a colour at the caller's limits (freestyle's black, mostly):
-         * weigh up to SWAP2_PLACE3_CANDIDATES of them and place the one
-         * nearest to even, stopping at the first within SWAP2_EDGE */
-        Swap2Decision best = *out;
-        double best_gap = 2;
+        OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3, .seed = seed,
+                              .max_tries = SWAP2_PLACE3_TRIES, .max_nodes = limits->nodes, .stop = limits->stop};
+        BalancedOpening o;
+        OpeningGenStats st;
+        int got = opening_balanced(e, &g, &o, 1, &st);
+        out->place3_tries = st.tries;
+        out->nodes += (uint64_t)st.nodes;
+        if (!got) return POSITION_FULL;
+        out->choice = SWAP2_PLACE3;
+        out->nmoves = 3;
+        memcpy(out->moves, o.moves, sizeof o.moves[0] * 3);
         p.nmoves = 3;
-        for (int k = 0; k < SWAP2_PLACE3_CANDIDATES; k++) {
-            if (k && limits->stop && atomic_load(limits->stop)) break;
-            OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3,
-                                  .seed = seed + (uint64_t)k * 0x9E3779B97F4A7C15ULL, .max_tries = SWAP2_PLACE3_TRIES,
-                                  .max_nodes = limits->nodes, .stop = limits->stop};
-            BalancedOpening o;
-            OpeningGenStats st;
-            int got = opening_balanced(e, &g, &o, 1, &st);
-            out->place3_tries += st.tries;
-            out->nodes += (uint64_t)st.nodes;
-            if (!got) break;
-            memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
-            PositionError pe = weigh_white(e, &p, limits, 1, &r, out, index);
-            if (pe != POSITION_OK) return pe;
-            out->place3_weighed++;
-            double gap = fabs(out->white_winrate - 0.5);
-            if (gap < best_gap) {
-                best_gap = gap;
-                best = *out;
-                best.choice = SWAP2_PLACE3;
-                best.nmoves = 3;
-                memcpy(best.moves, o.moves, sizeof o.moves[0] * 3);
-            }
-            if (gap < SWAP2_EDGE) break;
-        }
-        if (best_gap > 1) return POSITION_FULL;
-        best.nodes = out->nodes;
-        best.complete = out->complete;
-        best.place3_tries = out->place3_tries;
-        best.place3_weighed = out->place3_weighed;
-        *out = best;
-        return POSITION_OK;
+        memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
+        return weigh_white(e, &p, limits, 1, &r, out, index);
     }
 
     PositionError pe = weigh_white(e, &p, limits, n == 3 ? SWAP2_WHITE_LINES : 1, &r, out, index);

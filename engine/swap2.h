@@ -9,11 +9,8 @@
  * How the engine decides, all win rates from engine_winrate of its
  * searches, with the caller's limits for every search:
  *  - 0 stones: three stones from opening_balanced (the 7x7 centre, kept
- *    within OPENING_BALANCE at OPENING_DEPTH; the seed picks which), each
- *    weighed by white's win rate with the caller's limits: the first
- *    within SWAP2_EDGE of even is placed, else the nearest of
- *    SWAP2_PLACE3_CANDIDATES (a shallow balance can still favour a colour
- *    at the caller's depth, in freestyle mostly black).
+ *    within OPENING_BALANCE of even at OPENING_DEPTH; the seed picks
+ *    which), then weighed by white's win rate with the caller's limits.
  *  - 3 stones: white's win rate v with white to move. When one colour is
  *    clearly better, |v - 0.5| >= SWAP2_EDGE, take it (play white's best
  *    move, or swap to black). Otherwise neither colour is a clear edge at
@@ -34,8 +31,7 @@
 #define SWAP2_EDGE 0.05        /* win-rate margin over 0.5 that counts as a clear edge */
 #define SWAP2_WHITE_LINES 4
 #define SWAP2_BLACK_LINES 8
-#define SWAP2_PLACE3_TRIES 4000 /* opening_balanced tries for each candidate of the first three stones */
-#define SWAP2_PLACE3_CANDIDATES 4 /* three-stone candidates weighed at most; the nearest to even is placed */
+#define SWAP2_PLACE3_TRIES 4000 /* opening_balanced tries for the first three stones */
 
 typedef enum {
     SWAP2_PLACE3 = 0, /* moves: black, white, black */
@@ -62,7 +58,6 @@ typedef struct {
     int place2_mate;
     double place2_winrate;
     int place3_tries;   /* PLACE3: positions the generator tried */
-    int place3_weighed; /* PLACE3: generated stones weighed by a search at the caller's limits */
     int depth;          /* of the main search */
     uint64_t nodes;     /* over every search */
     bool complete;      /* no search was cut short by a limit or the stop flag */
