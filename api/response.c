@@ -120,10 +120,10 @@ static cJSON *result_object(const ApiRequest *req, const EngineResult *res)
          api_json_put(o, "board_size", cJSON_CreateNumber(size)) &&
          api_json_put(o, "side_to_move", cJSON_CreateString(side == WHITE ? "white" : "black")) &&
          api_json_put(o, "best_move", api_json_move(res->best_move, size)) && api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-         api_json_put(o, "winrate", winrate_value(req->pos.rule, side_of(req, res), res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+         api_json_put(o, "winrate", winrate_value(req->pos.rule, side, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
          api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                           : cJSON_CreateArray());
-    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side_of(req, res), size));
+    for (int i = 0; ok && i < npv; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side, size));
     if (ok) {
         ok = api_json_put(o, "pvs", pvs);
         pvs = NULL; /* owned by o now, or freed by put */
@@ -172,17 +172,18 @@ char *api_progress_json(const ApiRequest *req, const EngineResult *res)
     if (!req || !res) return NULL;
     int size = req->pos.size;
     int npv = clamp(res->npv, 0, ENGINE_MAX_MULTIPV);
+    Color side = side_of(req, res);
     cJSON *o = cJSON_CreateObject();
     bool ok = api_json_put(o, "depth", cJSON_CreateNumber(res->depth)) &&
               api_json_put(o, "seldepth", cJSON_CreateNumber(res->seldepth)) &&
               api_json_put(o, "best_move", api_json_move(res->best_move, size)) &&
               api_json_put(o, "score", cJSON_CreateNumber(res->score)) &&
-              api_json_put(o, "winrate", winrate_value(req->pos.rule, side_of(req, res), res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
+              api_json_put(o, "winrate", winrate_value(req->pos.rule, side, res->score, res->mate)) && api_json_put(o, "mate", api_json_mate(res->mate)) &&
               api_json_put(o, "pv", npv ? api_json_moves(res->pvs[0].pv, clamp(res->pvs[0].pv_len, 0, ENGINE_MAX_PV), size)
                                : cJSON_CreateArray());
     if (ok && npv > 1) {
         cJSON *pvs = cJSON_CreateArray();
-        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side_of(req, res), size));
+        for (int i = 0; pvs && i < npv && ok; i++) ok = api_json_push(pvs, pv_object(&res->pvs[i], req->pos.rule, side, size));
         ok = ok && api_json_put(o, "pvs", pvs);
     }
     ok = ok && api_json_put(o, "nodes", cJSON_CreateNumber((double)res->nodes)) &&

@@ -85,7 +85,7 @@ bool engine_add_proof(Engine *e, const Position *p, const Move *line, int len)
 
 size_t engine_tt_bytes(const Engine *e) { return tt_bytes(&e->tt); }
 
-double engine_winrate_scale(Rule rule)
+static double winrate_scale(Rule rule)
 {
     return rule == RULE_RENJU ? ENGINE_WINRATE_SCALE_RENJU : ENGINE_WINRATE_SCALE_FREESTYLE;
 }
@@ -111,7 +111,7 @@ double engine_winrate_curve(Score score, int mate, double offset, double scale)
 
 double engine_winrate(Rule rule, Color to_move, Score score, int mate)
 {
-    return engine_winrate_curve(score, mate, colour_offset(rule, to_move), engine_winrate_scale(rule));
+    return engine_winrate_curve(score, mate, colour_offset(rule, to_move), winrate_scale(rule));
 }
 
 int engine_mate_moves(Score s)

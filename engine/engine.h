@@ -245,7 +245,6 @@ int engine_mate_moves(Score s);
 #define ENGINE_WINRATE_BLACK_FREESTYLE 256.5
 #define ENGINE_WINRATE_SCALE_RENJU 716.1
 #define ENGINE_WINRATE_BLACK_RENJU (-448.9)
-double engine_winrate_scale(Rule rule);
 double engine_winrate_black(Rule rule);
 double engine_winrate(Rule rule, Color to_move, Score score, int mate);
 
