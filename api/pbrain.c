@@ -21,7 +21,7 @@
 /* Time management. */
 #define PB_DEFAULT_TIMEOUT_TURN 30000 /* ms, until the manager says otherwise */
 #define PB_UNLIMITED_TIME 2147483647  /* time_left value the protocol uses for "no limit" */
-#define PB_SAFETY_PERCENT 10          /* margin kept from every time slice... */
+#define PB_SAFETY_PERCENT 2           /* margin kept from every time slice... */
 #define PB_SAFETY_MS 30               /* ...plus this much for I/O and scheduling */
 #define PB_MIN_BUDGET_MS 5            /* never search for less than this */
 #define PB_MOVES_LEFT_MIN 10          /* own moves still expected, whatever the board says */

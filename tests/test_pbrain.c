@@ -524,7 +524,7 @@ Test(pbrain, budget_never_exceeds_the_turn_limit_or_the_time_left)
                     cr_assert_geq(got, 5, "some time to find a move");
                     cr_assert_leq(got, 1000000000, "a search always ends some day");
                     cr_assert_geq(optimum, 5, "an aim the search can reach");
-                    int64_t turn_cap = t / 10 * 9 - 30;
+                    int64_t turn_cap = t - t * 2 / 100 - 30;
                     if (t > 0) cr_assert_leq(got, turn_cap > 5 ? turn_cap : 5, "turn %lld", (long long)t);
                     int64_t left = l >= 0 ? l : mt;
                     if ((mt > 0 || l >= 0) && left != 2147483647) {
@@ -539,17 +539,17 @@ Test(pbrain, budget_spreads_the_match_time_over_the_moves_left)
 {
     int64_t optimum = 0;
     int64_t opening = pbrain_budget_ms(30000, 180000, 180000, 225, &optimum);
-    cr_assert_eq(optimum, 8070, "a twentieth of the match, less 10%% and 30 ms");
-    cr_assert_eq(opening, 16140, "up to two shares when the search needs them");
+    cr_assert_eq(optimum, 8790, "a twentieth of the match, less 2%% and 30 ms");
+    cr_assert_eq(opening, 17580, "up to two shares when the search needs them");
     int64_t late = pbrain_budget_ms(30000, 180000, 1000, 10, &optimum);
     cr_assert_leq(late, 200);
     cr_assert_leq(optimum, 100);
     /* a turn limit below the share: the turn is the hard limit, the share the aim */
-    cr_assert_eq(pbrain_budget_ms(500, 20000, 20000, 221, &optimum), 420, "500 ms less 10%% and 30 ms");
-    cr_assert_eq(optimum, 870, "a twentieth of 20 s, less the margin");
-    cr_assert_eq(pbrain_budget_ms(200, 0, -1, 225, &optimum), 150, "200 ms less 10%% and 30 ms");
+    cr_assert_eq(pbrain_budget_ms(500, 20000, 20000, 221, &optimum), 460, "500 ms less 2%% and 30 ms");
+    cr_assert_eq(optimum, 950, "a twentieth of 20 s, less the margin");
+    cr_assert_eq(pbrain_budget_ms(200, 0, -1, 225, &optimum), 166, "200 ms less 2%% and 30 ms");
     cr_assert_geq(optimum, 1000000, "no match limit: the whole turn is used");
-    cr_assert_eq(pbrain_budget_ms(200, 0, 2147483647, 225, NULL), 150, "2147483647 means no match limit");
+    cr_assert_eq(pbrain_budget_ms(200, 0, 2147483647, 225, NULL), 166, "2147483647 means no match limit");
 }
 
 Test(pbrain, max_memory_sizes_the_table_to_fit_the_limit, .init = setup, .fini = teardown)
