@@ -524,7 +524,7 @@ Test(pbrain, budget_never_exceeds_the_turn_limit_or_the_time_left)
                     cr_assert_geq(got, 5, "some time to find a move");
                     cr_assert_leq(got, 1000000000, "a search always ends some day");
                     cr_assert_geq(optimum, 5, "an aim the search can reach");
-                    int64_t turn_cap = t - t * 2 / 100 - 30;
+                    int64_t turn_cap = t - t / 50 - 30; /* 2% and 30 ms */
                     if (t > 0) cr_assert_leq(got, turn_cap > 5 ? turn_cap : 5, "turn %lld", (long long)t);
                     int64_t left = l >= 0 ? l : mt;
                     if ((mt > 0 || l >= 0) && left != 2147483647) {
