@@ -293,12 +293,21 @@ static inline bool mate_distance_prune(int ply, Score *alpha, Score *beta)
     return *alpha >= *beta;
 }
 
+/* A move's rank in pick(): its score, then the lower point. */
+static inline int64_t pick_key(ScoredMove m) { return (int64_t)m.score * 65536 + (65535 - m.move); }
+
 /* Swaps the best of mv[i..n) into mv[i]; ties go to the lower point. */
 static void pick(ScoredMove *mv, int n, int i)
 {
     int best = i;
-    for (int j = i + 1; j < n; j++)
-        if (mv[j].score > mv[best].score || (mv[j].score == mv[best].score && mv[j].move < mv[best].move)) best = j;
+    int64_t top = pick_key(mv[i]);
+    for (int j = i + 1; j < n; j++) {
+        int64_t k = pick_key(mv[j]);
+        if (k > top) {
+            top = k;
+            best = j;
+        }
+    }
     ScoredMove t = mv[i];
     mv[i] = mv[best];
     mv[best] = t;
