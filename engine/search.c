@@ -827,8 +827,16 @@ static int play_to_five(Board *b, const Move *line, int len, Color winner, bool 
  * the five: the winner's moves by VCF or VCT (or the table's move where
  * those find nothing), the loser's by loser_reply.
  * The mate count then follows the completed line. A line that cannot be
- * completed within COMPLETE_NODES is left as it was.
+ * completed within COMPLETE_NODES (for a move to play, within its time
+ * limit) is left as it was.
  */
+static bool past_deadline(void *ctx)
+{
+    const Engine *e = ctx;
+    return (e->deadline_ns && search_now_ns() >= e->deadline_ns) ||
+           (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed));
+}
+
 static void complete_mate_line(Engine *e, PvLine *l)
 {
     Board *b = &e->board;
@@ -841,7 +849,15 @@ static void complete_mate_line(Engine *e, PvLine *l)
         Move m;
         if (b->to_move == winner) {
             if (!movegen_five_points(b, winner, &m, 1)) {
+                if (e->play && past_deadline(e)) {
+                    ok = false;
+                    break;
+                }
                 ThreatSearch ts = threat_setup(e, COMPLETE_NODES, ROOT_QUIET_PLIES);
+                if (e->play) { /* the move is found: its line must not make it late */
+                    ts.should_stop = past_deadline;
+                    ts.stop_ctx = e;
+                }
                 Move t[THREAT_MAX_LINE];
                 int tl = 0, room = ENGINE_MAX_PV - n;
                 if (!vcf_find(&ts, room, t, &tl)) {
@@ -1095,6 +1111,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
     e->vct_plies = !limits->play && e->board.rule == RULE_FREESTYLE ? ROOT_VCT_PLIES_FREESTYLE_ANALYSIS : ROOT_VCT_PLIES;
     e->qs_proofs = !limits->play;
+    e->play = limits->play;
     if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
     int64_t optimum_ms = limits->optimum_ms > 0 ? limits->optimum_ms : limits->time_ms * OPTIMUM_TIME_PCT / 100;
     int max_depth = limits->depth > 0 && limits->depth < ENGINE_MAX_DEPTH ? limits->depth : ENGINE_MAX_DEPTH;
