@@ -468,7 +468,7 @@ static Score qsearch(Engine *e, int ply, Score alpha, Score beta, int qply)
      * way there scored 48.8% of 980 games against the build before
      * (freestyle 324-336-20, renju 139-151-10), and a move to play needs
      * no proof. */
-    if (defending && e->qs_proofs && best <= -SCORE_MATE_MIN && best > -SCORE_INF) best = QS_LIKELY_LOST;
+    if (defending && !e->play && best <= -SCORE_MATE_MIN && best > -SCORE_INF) best = QS_LIKELY_LOST;
     if (!t.hit && n && !(e->disable & ENGINE_NO_TT)) {
         int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
         tt_store(&e->tt, b->key, ply, best_move, best, stood ? eval : eval_static(b), 0, bound);
@@ -1110,7 +1110,6 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     e->stop = limits->stop;
     e->node_limit = limits->nodes > 0 ? (uint64_t)limits->nodes : 0;
     e->vct_plies = !limits->play && e->board.rule == RULE_FREESTYLE ? ROOT_VCT_PLIES_FREESTYLE_ANALYSIS : ROOT_VCT_PLIES;
-    e->qs_proofs = !limits->play;
     e->play = limits->play;
     if (limits->time_ms > 0) e->deadline_ns = e->start_ns + limits->time_ms * 1000000;
     int64_t optimum_ms = limits->optimum_ms > 0 ? limits->optimum_ms : limits->time_ms * OPTIMUM_TIME_PCT / 100;

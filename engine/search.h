@@ -44,8 +44,8 @@ struct Engine {
     int nroot;
     bool vct_open;        /* the root VCT ran out of budget without an answer */
     int vct_plies;        /* the VCTs' length limit in this search: ROOT_VCT_PLIES, or ROOT_VCT_PLIES_FREESTYLE_ANALYSIS in a freestyle analysis */
-    bool qs_proofs;       /* an analysis: the quiescence claims only proven mates (QS_LIKELY_LOST) */
-    bool play;            /* a move to play: a mate's line is completed only until the time limit */
+    bool play;            /* a move to play (Limits.play): the quiescence's likely losses stay mates,
+                           * and a mate's line is completed only until the time limit */
     int last_proof_len;   /* the win this search proved and kept, from the root (0: none) */
     Move last_proof[THREAT_MAX_LINE];
     bool first_iteration; /* limits are not polled until depth 1 is done */
