@@ -101,7 +101,6 @@ static double colour_offset(Rule rule, Color to_move)
     return to_move == BLACK ? engine_winrate_black(rule) : to_move == WHITE ? -engine_winrate_black(rule) : 0;
 }
 
-
 double engine_winrate_curve(Score score, int mate, double offset, double scale)
 {
     if (mate > 0 || score >= SCORE_MATE_MIN) return 1;

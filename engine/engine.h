@@ -252,5 +252,4 @@ double engine_winrate(Rule rule, Color to_move, Score score, int mate);
  * 1 / (1 + exp(-(score + offset) / scale)). */
 double engine_winrate_curve(Score score, int mate, double offset, double scale);
 
-
 #endif

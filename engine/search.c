@@ -162,12 +162,17 @@ int64_t search_now_ns(void)
 static inline Score mate_in(int ply) { return SCORE_MATE - ply; }
 static inline Score mated_in(int ply) { return -SCORE_MATE + ply; }
 
+/* Whether the stop flag is up or the time limit is reached. */
+static bool time_up(const Engine *e)
+{
+    return (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) ||
+           (e->deadline_ns && search_now_ns() >= e->deadline_ns);
+}
+
 static void check_limits(Engine *e)
 {
     if (e->first_iteration) return; /* depth 1 always completes: every answer has a searched move */
-    if (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed)) e->stopped = true;
-    if (e->node_limit && e->nodes >= e->node_limit) e->stopped = true;
-    if (e->deadline_ns && search_now_ns() >= e->deadline_ns) e->stopped = true;
+    if (time_up(e) || (e->node_limit && e->nodes >= e->node_limit)) e->stopped = true;
 }
 
 static bool threat_should_stop(void *ctx)
@@ -830,12 +835,7 @@ static int play_to_five(Board *b, const Move *line, int len, Color winner, bool 
  * completed within COMPLETE_NODES (for a move to play, within its time
  * limit) is left as it was.
  */
-static bool past_deadline(void *ctx)
-{
-    const Engine *e = ctx;
-    return (e->deadline_ns && search_now_ns() >= e->deadline_ns) ||
-           (e->stop && atomic_load_explicit(e->stop, memory_order_relaxed));
-}
+static bool time_up_ctx(void *ctx) { return time_up(ctx); }
 
 static void complete_mate_line(Engine *e, PvLine *l)
 {
@@ -849,13 +849,13 @@ static void complete_mate_line(Engine *e, PvLine *l)
         Move m;
         if (b->to_move == winner) {
             if (!movegen_five_points(b, winner, &m, 1)) {
-                if (e->play && past_deadline(e)) {
+                if (e->play && time_up(e)) {
                     ok = false;
                     break;
                 }
                 ThreatSearch ts = threat_setup(e, COMPLETE_NODES, ROOT_QUIET_PLIES);
                 if (e->play) { /* the move is found: its line must not make it late */
-                    ts.should_stop = past_deadline;
+                    ts.should_stop = time_up_ctx;
                     ts.stop_ctx = e;
                 }
                 Move t[THREAT_MAX_LINE];
