@@ -96,8 +96,11 @@ static inline void set_patterns(const Board *b, Cell *c)
         c->pat4[0] |= (uint16_t)((v & 15) << (4 * d));
         c->pat4[1] |= (uint16_t)((v >> 4) << (4 * d));
     }
-    c->threat[0] = (uint8_t)threat_of(c->pat4[0], b->rule == RULE_RENJU);
-    c->threat[1] = (uint8_t)threat_of(c->pat4[1], false);
+    for (int side = 0; side < 2; side++) {
+        uint16_t info = pattern_info(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+        c->code[side] = info & PATTERN_INFO_CODE;
+        c->threat[side] = (uint8_t)(info >> PATTERN_INFO_SHIFT);
+    }
 }
 
 /* The TK_* kinds of a threat level, as a bit mask. */
@@ -133,7 +136,7 @@ static inline void count_cell(Board *b, const Cell *c, int delta)
 {
     if (!b->no_eval)
         for (int side = 0; side < 2; side++) {
-            const int16_t *v = b->etab[side][pattern_code(c->pat4[side])];
+            const int16_t *v = b->etab[side][c->code[side]];
             b->esum[side][EVAL_MOVER] += delta * v[EVAL_MOVER];
             b->esum[side][EVAL_WAITER] += delta * v[EVAL_WAITER];
         }
@@ -155,14 +158,16 @@ static inline void set_threat(Board *b, Cell *c, int side, uint8_t nt)
 /* One side's pattern of an empty cell in direction d changed from o to n. */
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
-    uint16_t was = c->pat4[side];
     c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
+    uint16_t info = pattern_info(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+    unsigned was = c->code[side], code = info & PATTERN_INFO_CODE;
+    c->code[side] = (uint16_t)code;
     if (!b->no_eval) {
-        const int16_t *ov = b->etab[side][pattern_code(was)], *nv = b->etab[side][pattern_code(c->pat4[side])];
+        const int16_t *ov = b->etab[side][was], *nv = b->etab[side][code];
         b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
         b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
     }
-    set_threat(b, c, side, (uint8_t)threat_of(c->pat4[side], side == 0 && b->rule == RULE_RENJU));
+    set_threat(b, c, side, (uint8_t)(info >> PATTERN_INFO_SHIFT));
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key
@@ -179,6 +184,8 @@ static inline void refresh(Board *b, Cell *c, int d, bool record)
         ch->packed = o;
         ch->pat4[0] = c->pat4[0];
         ch->pat4[1] = c->pat4[1];
+        ch->code[0] = c->code[0];
+        ch->code[1] = c->code[1];
         ch->threat[0] = c->threat[0];
         ch->threat[1] = c->threat[1];
     }
@@ -222,6 +229,7 @@ static void place(Board *b, Move m, Color color, BoardUndo *u)
     Cell *cm = &b->cell[m];
     memcpy(u->esum, b->esum, sizeof u->esum);
     memcpy(u->pat4, cm->pat4, sizeof u->pat4);
+    memcpy(u->code, cm->code, sizeof u->code);
     memcpy(u->packed, cm->packed, sizeof u->packed);
     memcpy(u->threat, cm->threat, sizeof u->threat);
     bool record = b->nchanges + MOVE_CHANGES <= BOARD_CHANGES;
@@ -258,6 +266,8 @@ static inline void restore(Board *b, const BoardChange *ch)
     c->packed[ch->d] = ch->packed;
     c->pat4[0] = ch->pat4[0];
     c->pat4[1] = ch->pat4[1];
+    c->code[0] = ch->code[0];
+    c->code[1] = ch->code[1];
     set_threat(b, c, 0, ch->threat[0]);
     set_threat(b, c, 1, ch->threat[1]);
 }
@@ -290,6 +300,7 @@ static void lift(Board *b, Move m, const BoardUndo *u)
     }
     while (b->nchanges > u->changes) restore(b, &b->changes[--b->nchanges]);
     memcpy(cm->pat4, u->pat4, sizeof u->pat4);
+    memcpy(cm->code, u->code, sizeof u->code);
     memcpy(cm->packed, u->packed, sizeof u->packed);
     memcpy(cm->threat, u->threat, sizeof u->threat);
     count_threats(b, cm, +1);
@@ -365,6 +376,7 @@ void board_rebuild(Board *b)
         Cell *c = &b->cell[i];
         memset(c->key, 0, sizeof c->key);
         c->pat4[0] = c->pat4[1] = 0;
+        c->code[0] = c->code[1] = 0;
         memset(c->packed, 0, sizeof c->packed);
         c->threat[0] = c->threat[1] = 0;
         b->area[i] = c->stone == EMPTY ? 0 : AREA_TAKEN;

@@ -36,6 +36,7 @@ typedef struct {
     uint32_t key[4];   /* line neighbour keys, one per direction */
     uint16_t pat4[2];  /* per side (black [0], white [1]): the Pattern of direction d in bits 4d..4d+3 */
     uint8_t packed[4]; /* per direction: both sides' Patterns as the pattern table packs them */
+    uint16_t code[2];  /* per side: pattern_code(pat4[side]), kept beside it */
     uint8_t threat[2]; /* Threat for black [0] and white [1] */
     uint8_t stone;     /* Color */
 } Cell;
@@ -48,7 +49,7 @@ typedef struct {
      * move's entries in Board.changes begin (BOARD_NO_CHANGES when they did
      * not fit: undo then re-reads). */
     int32_t esum[2][EVAL_ROLES];
-    uint16_t pat4[2];
+    uint16_t pat4[2], code[2];
     uint8_t packed[4];
     uint8_t threat[2];
     uint16_t changes;
@@ -60,7 +61,7 @@ typedef struct {
 typedef struct {
     uint16_t cell;
     uint8_t d, packed;
-    uint16_t pat4[2];
+    uint16_t pat4[2], code[2];
     uint8_t threat[2];
 } BoardChange;
 #define BOARD_CHANGES 4096

@@ -12,8 +12,7 @@ int32_t movegen_score(const Board *b, Move m)
     Color me = b->to_move;
     const int32_t(*policy)[2] = eval_policy[eval_set(b->rule, me)];
     const Cell *cell = &b->cell[m];
-    int32_t v = policy[pattern_code(cell->pat4[me - 1])][POLICY_ATTACK] +
-                policy[pattern_code(cell->pat4[2 - me])][POLICY_DEFEND];
+    int32_t v = policy[cell->code[me - 1]][POLICY_ATTACK] + policy[cell->code[2 - me]][POLICY_DEFEND];
     int c = b->size / 2, dx = MOVE_X(m) - c, dy = MOVE_Y(m) - c;
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;

@@ -11,7 +11,7 @@
 
 static uint8_t *tables_storage;
 const uint8_t *pattern_table[RULE_COUNT];
-const uint8_t *threat_table[2];
+const uint16_t *pattern_info_table[2];
 
 /*
  * Lines are handled as two 11-bit masks for the side being classified: own
@@ -171,7 +171,6 @@ static Threat combine(uint16_t pat4, bool renju_black)
     return T_NONE;
 }
 
-const uint16_t *pattern_code_table;
 static uint16_t code_patterns[PATTERN_CODES]; /* ascending patterns packed as a pat4 */
 
 void pattern_code_patterns(unsigned code, Pattern out[4])
@@ -218,10 +217,12 @@ bool pattern_init(void)
 {
     if (tables_storage) return true;
     uint8_t *memo = malloc(2 * (size_t)MEMO_SIZE);
-    uint8_t *store = malloc((1u << 16) + 2 * (size_t)PATTERN_KEYS + 2 * 65536 + 65536 * sizeof(uint16_t));
-    if (!memo || !store) {
+    uint16_t *codes = malloc(65536 * sizeof *codes);
+    uint8_t *store = malloc((1u << 16) + 2 * (size_t)PATTERN_KEYS + 2 * 65536 * sizeof(uint16_t));
+    if (!memo || !store || !codes) {
         free(memo);
         free(store);
+        free(codes);
         return false;
     }
     memset(memo, MEMO_UNKNOWN, 2 * (size_t)MEMO_SIZE);
@@ -246,13 +247,15 @@ bool pattern_init(void)
         pattern_table[r] = t;
         t += n;
     }
+    build_codes(codes);
     for (int m = 0; m < 2; m++) {
-        for (uint32_t k = 0; k < 65536; k++) t[k] = (uint8_t)combine((uint16_t)k, m == 1);
-        threat_table[m] = t;
-        t += 65536;
+        uint16_t *info = (uint16_t *)(void *)t;
+        for (uint32_t k = 0; k < 65536; k++)
+            info[k] = (uint16_t)((unsigned)combine((uint16_t)k, m == 1) << PATTERN_INFO_SHIFT | codes[k]);
+        pattern_info_table[m] = info;
+        t += 65536 * sizeof(uint16_t);
     }
-    build_codes((uint16_t *)(void *)t);
-    pattern_code_table = (const uint16_t *)(void *)t;
+    free(codes);
     free(memo);
     tables_storage = store;
     return true;

@@ -159,6 +159,7 @@ static void assert_matches_rebuild(const Board *b, int step)
             cr_assert(!memcmp(c->pat4, f->pat4, sizeof c->pat4), "step %d: patterns at %d,%d", step, x, y);
             cr_assert(!memcmp(c->packed, f->packed, sizeof c->packed), "step %d: packed patterns at %d,%d", step, x, y);
             cr_assert(!memcmp(c->threat, f->threat, sizeof c->threat), "step %d: threats at %d,%d", step, x, y);
+            cr_assert(!memcmp(c->code, f->code, sizeof c->code), "step %d: combination codes at %d,%d", step, x, y);
         }
     cr_assert_eq(eval_static(b), eval_static(&fresh), "step %d: evaluation drifted", step);
 }
