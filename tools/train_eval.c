@@ -222,8 +222,8 @@ static void add_policy_sample(Board *b, Move chosen, bool held_out)
             const Cell *c = &b->cell[m];
             int dx = abs(x - b->size / 2), dy = abs(y - b->size / 2);
             cands = grow(cands, &cap_cands, ncands + 1, sizeof *cands);
-            cands[ncands++] = (Cand){(uint32_t)pindex(set, pattern_code(c->pat4[me]), POLICY_ATTACK),
-                                     (uint32_t)pindex(set, pattern_code(c->pat4[1 - me]), POLICY_DEFEND),
+            cands[ncands++] = (Cand){(uint32_t)pindex(set, c->code[me], POLICY_ATTACK),
+                                     (uint32_t)pindex(set, c->code[1 - me], POLICY_DEFEND),
                                      (float)(CENTRE_WEIGHT * (BOARD_MAX_SIZE - (dx > dy ? dx : dy)))};
             if (m == chosen) pick = n;
             n++;
@@ -261,7 +261,7 @@ static void add_sample(const Board *b, double y, bool held_out, bool has_score, 
             const Cell *c = &b->cell[MOVE_XY(x0, y0)];
             if (c->stone != EMPTY) continue;
             for (int r = 0; r < 2; r++) {
-                unsigned code = pattern_code(c->pat4[r == 0 ? me : op]);
+                unsigned code = c->code[r == 0 ? me : op];
                 if (!count[r][code]++) seen[r][nseen[r]++] = code;
             }
         }
