@@ -86,6 +86,13 @@ uint64_t board_sym_key(const Board *b, int t)
     return k;
 }
 
+/* The pattern info (threat level and code) of one side's pattern set of
+ * a cell; black's under renju's forbidden-move semantics. */
+static inline uint16_t cell_info(const Board *b, const Cell *c, int side)
+{
+    return pattern_info(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
+}
+
 /* Reads all four patterns of an empty cell and its threat levels. */
 static inline void set_patterns(const Board *b, Cell *c)
 {
@@ -97,9 +104,9 @@ static inline void set_patterns(const Board *b, Cell *c)
         c->pat4[1] |= (uint16_t)((v >> 4) << (4 * d));
     }
     for (int side = 0; side < 2; side++) {
-        uint16_t info = pattern_info(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
-        c->code[side] = info & PATTERN_INFO_CODE;
-        c->threat[side] = (uint8_t)(info >> PATTERN_INFO_SHIFT);
+        uint16_t info = cell_info(b, c, side);
+        c->code[side] = (uint16_t)pattern_info_code(info);
+        c->threat[side] = (uint8_t)pattern_info_threat(info);
     }
 }
 
@@ -159,15 +166,15 @@ static inline void set_threat(Board *b, Cell *c, int side, uint8_t nt)
 static inline void repattern(Board *b, Cell *c, int side, int d, unsigned o, unsigned n)
 {
     c->pat4[side] ^= (uint16_t)((o ^ n) << (4 * d));
-    uint16_t info = pattern_info(c->pat4[side], side == 0 && b->rule == RULE_RENJU);
-    unsigned was = c->code[side], code = info & PATTERN_INFO_CODE;
+    uint16_t info = cell_info(b, c, side);
+    unsigned was = c->code[side], code = pattern_info_code(info);
     c->code[side] = (uint16_t)code;
     if (!b->no_eval) {
         const int16_t *ov = b->etab[side][was], *nv = b->etab[side][code];
         b->esum[side][EVAL_MOVER] += nv[EVAL_MOVER] - ov[EVAL_MOVER];
         b->esum[side][EVAL_WAITER] += nv[EVAL_WAITER] - ov[EVAL_WAITER];
     }
-    set_threat(b, c, side, (uint8_t)(info >> PATTERN_INFO_SHIFT));
+    set_threat(b, c, side, (uint8_t)pattern_info_threat(info));
 }
 
 /* Re-reads the pattern of an empty cell in direction d after its key

@@ -106,10 +106,12 @@ static inline Pattern pattern_of(Rule rule, uint32_t key, Color side)
 extern const uint16_t *pattern_info_table[2];
 
 static inline uint16_t pattern_info(uint16_t pat4, bool renju_black) { return pattern_info_table[renju_black][pat4]; }
+static inline Threat pattern_info_threat(uint16_t info) { return (Threat)(info >> PATTERN_INFO_SHIFT); }
+static inline unsigned pattern_info_code(uint16_t info) { return info & PATTERN_INFO_CODE; }
 
 static inline Threat threat_of(uint16_t pat4, bool renju_black)
 {
-    return (Threat)(pattern_info(pat4, renju_black) >> PATTERN_INFO_SHIFT);
+    return pattern_info_threat(pattern_info(pat4, renju_black));
 }
 
 /* Pattern combination codes: the unordered four patterns of a point for one
@@ -120,7 +122,7 @@ static inline Threat threat_of(uint16_t pat4, bool renju_black)
 _Static_assert(PATTERN_CODES <= PATTERN_INFO_CODE + 1 && T_COUNT <= 1 << (16 - PATTERN_INFO_SHIFT),
                "a code and a Threat share 16 bits");
 
-static inline unsigned pattern_code(uint16_t pat4) { return pattern_info(pat4, false) & PATTERN_INFO_CODE; }
+static inline unsigned pattern_code(uint16_t pat4) { return pattern_info_code(pattern_info(pat4, false)); }
 
 /* The four patterns of a code, in ascending order. */
 void pattern_code_patterns(unsigned code, Pattern out[4]);
