@@ -1,9 +1,10 @@
 #!/bin/bash
-# Tests of tools/match.sh, tools/match_score.py and tools/fit_winrate.py
-# (no engines needed): the scorer on a hand-made SGF file, the win-rate fit
-# against a stand-in for the analysis, and the match driver against a stand-in
-# for c-gomoku-cli that records its arguments and writes games whose results
-# follow from them. Prints one line per check; exits non-zero on a failure.
+# Tests of tools/match.sh, tools/match_score.py, tools/fit_winrate.py and
+# tools/judge_games.py (no engines needed): the scorer on a hand-made SGF
+# file, the win-rate fit against a stand-in for the analysis, the match
+# driver against a stand-in for c-gomoku-cli that records its arguments and
+# writes games whose results follow from them, and the judge against a
+# stand-in pbrain engine. Prints one line per check; exits non-zero on a failure.
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -163,5 +164,52 @@ check "winrate fit: the rule's committed curve" \
     "$(echo "$out" | sed -n 2p | grep -o 'committed [0-9.]*, [-+0-9.]*')"
 python3 "$here/tools/fit_winrate.py" --rule freestyle --gomokud "$tmp/fake-gomokud" "$tmp/s.sgf" >/dev/null 2>&1
 check "winrate fit: too few positions are refused" "1" "$?"
+
+# 5. tools/judge_games.py against a stand-in judge that rates a position by
+#    its stone count n alone (n 1: 20, 2: 30, 3: -500, 4: -100 as gomokud
+#    prints it, 5: a loss in 7 plies, 6: gomokud's "mate -5", 10 plies,
+#    7: -M5; a move is always a1). Game 1: A as black loses; its positions
+#    have 2, 4 and 6 stones: rated -100 at ply 4, then mated in 10: one move
+#    let the win in. Game 2: A as white loses from 1, 3, 5 and 7 stones:
+#    at -500 before the mate, below the threshold, so no single move.
+#    Game 3, won by A, is not judged; B lost it as white (1, 3, 5 stones).
+cat >"$tmp/judge" <<'SH'
+#!/usr/bin/env python3
+import sys
+say = {1: 'Eval 20', 2: 'Eval 30', 3: 'Eval -500', 4: 'depth 9 seldepth 12 score -100 winrate 0.4',
+       5: 'Eval -M7', 6: 'depth 3 seldepth 9 score -29990 mate -5 winrate 0.000', 7: 'Eval -M5'}
+n, board = 0, False
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith('START'): print('OK', flush=True)
+    elif line == 'BOARD': n, board = 0, True
+    elif line == 'DONE':
+        board = False
+        print('MESSAGE depth 1 Eval 0', flush=True)
+        print('MESSAGE ' + say.get(n, 'Eval 0'), flush=True)
+        print('0,0', flush=True)
+    elif board: n += 1
+    elif line == 'END': break
+SH
+chmod +x "$tmp/judge"
+moves6=';W[ii]C[1ms];B[jj]C[1ms];W[kk]C[1ms];B[ll]C[1ms];W[mm]C[1ms];B[gg]C[1ms]'
+{
+    game 1 A B W+1 "$moves6"
+    game 2 B A B+1 "$moves6;W[ff]C[1ms];B[ee]C[1ms]"
+    game 3 A B B+1 "$moves6"
+} >"$tmp/j.sgf"
+out=$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/j.cache" "$tmp/j.sgf")
+check "judge: a move that let a win in" "j.sgf:1 black: ply 4, rated -100, then -M10 | 2:30 4:-100 6:-M10" \
+    "$(echo "$out" | sed -n 1p)"
+check "judge: lost move by move" "j.sgf:2 white: no single move | 1:20 3:-500 5:-M7 7:-M5" "$(echo "$out" | sed -n 2p)"
+check "judge: summary" \
+    "2 games of A (both, loss): 1 let a forced win in with one move (rated -400 or better before it; median -100, median ply 4, the win median 10 plies)" \
+    "$(echo "$out" | sed -n 3p)"
+check "judge: answers cached" "7" "$(wc -l <"$tmp/j.cache")"
+out2=$(python3 "$here/tools/judge_games.py" --judge false --cache "$tmp/j.cache" "$tmp/j.sgf")
+check "judge: a second run reads the cache alone" "$out" "$out2"
+check "judge: by engine, colour and result" \
+    "j.sgf:3 white: no single move | 1:20 3:-500 5:-M7 / 1 games of B (white, loss): 0 let a forced win in with one move" \
+    "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --engine B --colour white "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |')"
 
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }

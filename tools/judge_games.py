@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Where were a match's games lost? A judge engine's view of every position.
+
+usage: tools/judge_games.py --judge CMD [options] SGF...
+
+Reads c-gomoku-cli's SGF files (as tools/match.sh writes them), picks the
+games of one engine (A by default) by colour and result, and asks a pbrain
+engine, the judge (a stronger engine, or ours with more time), for its move
+and evaluation in every position of those games where that engine was to
+move after the opening. Then, per game, it finds the first move after which
+the judge announces a forced win against the engine from a position it rated
+no worse than --threshold: a single move that let a win in. The rest of the
+lost games were lost move by move.
+
+  --judge CMD        the judge's command line (run with --cwd as its directory)
+  --cwd DIR          directory the judge starts in (default .)
+  --ms N             the judge's time a position, in ms (default 500)
+  --engine NAME      whose positions (the SGF's PB/PW name; default A)
+  --colour C         black, white or both (default both)
+  --result R         loss, win, draw or any: the engine's result (default loss)
+  --threshold N      rated at least this before the move (default -400)
+  --cache FILE       the judge's answers, one a line, read first and added to:
+                     an interrupted run goes on where it stopped
+
+Evaluations are the judge's, from the side to move's view: Rapfi's "Eval"
+(a mate as +M or -M and plies) or gomokud's "score" (with "mate N" in own
+moves, counted here as 2N-1 plies for a win and 2N for a loss).
+"""
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+MATE = 100000
+
+
+def parse_games(paths):
+    """Yields (tag, black, white, result, rule, size, moves, opening length)."""
+    for path in paths:
+        text = open(path).read()
+        base = os.path.basename(path)
+        for g in re.finditer(r'\(;FF\[4\].*?\)', text, re.S):
+            t = g.group(0)
+
+            def field(key, default=None):
+                m = re.search(key + r'\[([^\]]*)\]', t)
+                return m.group(1) if m else default
+
+            moves, opening = [], 0
+            for m in re.finditer(r';[BW]\[([a-z]{2})\](?:C\[([^\]]*)\])?', t):
+                moves.append((ord(m.group(1)[0]) - 97, ord(m.group(1)[1]) - 97))
+                if m.group(2) == 'opening move':
+                    opening = len(moves)
+            yield ('%s:%s' % (base, field('GN', '?')), field('PB'), field('PW'), field('RE', ''),
+                   int(field('RU', '0')), int(field('SZ', '15')), moves, opening)
+
+
+def engine_result(colour, re_):
+    if re_.startswith(('B+', 'W+')):
+        return 'win' if re_[0] == colour else 'loss'
+    return 'draw'
+
+
+def parse_eval(line):
+    """A judge's MESSAGE line -> evaluation (mates as +-(MATE - plies)), or None."""
+    m = re.search(r'\bEval ([+-]?)M(\d+)', line)
+    if m:
+        return (MATE - int(m.group(2))) * (-1 if m.group(1) == '-' else 1)
+    m = re.search(r'\bscore (-?\d+)(?: mate ([+-]?\d+))?', line)
+    if m and m.group(2):
+        n = int(m.group(2))
+        return MATE - (2 * n - 1) if n > 0 else -(MATE - 2 * -n)
+    m = m or re.search(r'\bEval (-?\d+)', line)
+    return int(m.group(1)) if m else None
+
+
+def show(v):
+    if v is None:
+        return '?'
+    if abs(v) > MATE // 2:
+        return ('+M%d' if v > 0 else '-M%d') % (MATE - abs(v))
+    return str(v)
+
+
+class Judge:
+    def __init__(self, cmd, cwd, ms):
+        self.p = subprocess.Popen(shlex.split(cmd), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, bufsize=1)
+        self.ms, self.size, self.rule = ms, None, None
+
+    def send(self, s):
+        self.p.stdin.write(s + '\n')
+        self.p.stdin.flush()
+
+    def read(self):
+        line = self.p.stdout.readline()
+        if not line:
+            sys.exit('judge_games: the judge exited')
+        return line.strip()
+
+    def ask(self, size, rule, moves):
+        """(move 'x,y', evaluation) for the side to move after moves."""
+        if size != self.size:
+            self.send('START %d' % size)
+            while self.read() != 'OK':
+                pass
+            self.size, self.rule = size, None
+        if rule != self.rule:
+            self.send('INFO rule %d' % rule)
+            self.rule = rule
+        for k, v in (('timeout_turn', self.ms), ('timeout_match', 100000000), ('time_left', 100000000)):
+            self.send('INFO %s %d' % (k, v))
+        self.send('BOARD')
+        for i, (x, y) in enumerate(moves):
+            self.send('%d,%d,%d' % (x, y, 1 if (len(moves) - i) % 2 == 0 else 2))
+        self.send('DONE')
+        last = None
+        while True:
+            line = self.read()
+            if re.fullmatch(r'\d+,\d+', line):
+                return line, last
+            if line.startswith('MESSAGE'):
+                v = parse_eval(line)
+                if v is not None:
+                    last = v
+
+    def close(self):
+        try:
+            self.send('END')
+            self.p.wait(timeout=5)
+        except Exception:
+            self.p.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--judge', required=True)
+    ap.add_argument('--cwd', default='.')
+    ap.add_argument('--ms', type=int, default=500)
+    ap.add_argument('--engine', default='A')
+    ap.add_argument('--colour', choices=('black', 'white', 'both'), default='both')
+    ap.add_argument('--result', choices=('loss', 'win', 'draw', 'any'), default='loss')
+    ap.add_argument('--threshold', type=int, default=-400)
+    ap.add_argument('--cache')
+    ap.add_argument('sgf', nargs='+')
+    a = ap.parse_args()
+
+    cache = {}
+    if a.cache and os.path.exists(a.cache):
+        for line in open(a.cache):
+            f = line.split()
+            if len(f) == 3:
+                cache[f[0]] = (f[1], None if f[2] == '?' else parse_eval('Eval ' + f[2]))
+    out = open(a.cache, 'a') if a.cache else None
+    judge = None
+    games = []
+    for tag, pb, pw, re_, rule, size, moves, opening in parse_games(a.sgf):
+        for colour, name in (('B', pb), ('W', pw)):
+            if name != a.engine or a.colour not in ('both', 'black' if colour == 'B' else 'white'):
+                continue
+            if a.result != 'any' and engine_result(colour, re_) != a.result:
+                continue
+            seq = []
+            for k in range(opening, len(moves)):
+                if (k % 2 == 0) != (colour == 'B'):
+                    continue
+                key = '%s:%d:%s' % (tag, k, ''.join('%x.%x' % m for m in moves[:k]))
+                if key not in cache:
+                    judge = judge or Judge(a.judge, a.cwd, a.ms)
+                    cache[key] = judge.ask(size, rule, moves[:k])
+                    if out:
+                        out.write('%s %s %s\n' % (key, cache[key][0], show(cache[key][1])))
+                        out.flush()
+                seq.append((k, cache[key][1]))
+            games.append((tag, 'black' if colour == 'B' else 'white', seq))
+    if judge:
+        judge.close()
+
+    let_in = []
+    for tag, colour, seq in games:
+        found = None
+        for (k0, v0), (k1, v1) in zip(seq, seq[1:]):
+            if v0 is not None and v1 is not None and v1 < -MATE // 2 and abs(v0) < MATE // 2 \
+                    and v0 >= a.threshold:
+                found = (k0, v0, v1)
+                break
+        evals = ' '.join('%d:%s' % (k, show(v)) for k, v in seq)
+        if found:
+            let_in.append(found)
+            print('%s %s: ply %d, rated %s, then %s | %s' % (tag, colour, found[0], show(found[1]),
+                                                            show(found[2]), evals))
+        else:
+            print('%s %s: no single move | %s' % (tag, colour, evals))
+    line = '%d games of %s (%s, %s): %d let a forced win in with one move' % (
+        len(games), a.engine, a.colour, a.result, len(let_in))
+    if let_in:
+        line += ' (rated %s or better before it; median %s, median ply %s, the win median %g plies)' % (
+            a.threshold, '%g' % statistics.median(v for _, v, _ in let_in), '%g' % statistics.median(k for k, _, _ in let_in),
+            statistics.median(MATE + v for _, _, v in let_in))
+    print(line)
+
+
+if __name__ == '__main__':
+    main()
