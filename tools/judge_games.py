@@ -24,7 +24,8 @@ lost games were lost move by move.
 
 Evaluations are the judge's, from the side to move's view: Rapfi's "Eval"
 (a mate as +M or -M and plies) or gomokud's "score" (with "mate N" in own
-moves, counted here as 2N-1 plies for a win and 2N for a loss).
+moves, counted here as 2N-1 plies for a win and 2N for a loss). Void
+games (the engine never moved) are left out.
 """
 import argparse
 import os
@@ -175,7 +176,8 @@ def main():
                         out.write('%s %s %s\n' % (key, cache[key][0], show(cache[key][1])))
                         out.flush()
                 seq.append((k, cache[key][1]))
-            games.append((tag, 'black' if colour == 'B' else 'white', seq))
+            if seq:  # (a void game: no move of the engine's to judge)
+                games.append((tag, 'black' if colour == 'B' else 'white', seq))
     if judge:
         judge.close()
 

@@ -173,6 +173,7 @@ check "winrate fit: too few positions are refused" "1" "$?"
 #    let the win in. Game 2: A as white loses from 1, 3, 5 and 7 stones:
 #    at -500 before the mate, below the threshold, so no single move.
 #    Game 3, won by A, is not judged; B lost it as white (1, 3, 5 stones).
+#    Game 4 is void (no engine moved): not counted.
 cat >"$tmp/judge" <<'SH'
 #!/usr/bin/env python3
 import sys
@@ -197,6 +198,7 @@ moves6=';W[ii]C[1ms];B[jj]C[1ms];W[kk]C[1ms];B[ll]C[1ms];W[mm]C[1ms];B[gg]C[1ms]
     game 1 A B W+1 "$moves6"
     game 2 B A B+1 "$moves6;W[ff]C[1ms];B[ee]C[1ms]"
     game 3 A B B+1 "$moves6"
+    game 4 A B W+1 ''
 } >"$tmp/j.sgf"
 out=$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/j.cache" "$tmp/j.sgf")
 check "judge: a move that let a win in" "j.sgf:1 black: ply 4, rated -100, then -M10 | 2:30 4:-100 6:-M10" \
