@@ -168,7 +168,8 @@ def main():
             for k in range(opening, len(moves)):
                 if (k % 2 == 0) != (colour == 'B'):
                     continue
-                key = '%s:%d:%s' % (tag, k, ''.join('%x.%x' % m for m in moves[:k]))
+                # the position alone: the same one in two games is asked once
+                key = 'r%d.s%d:%s' % (rule, size, ''.join('%x.%x' % m for m in moves[:k]))
                 if key not in cache:
                     judge = judge or Judge(a.judge, a.cwd, a.ms)
                     cache[key] = judge.ask(size, rule, moves[:k])
@@ -199,8 +200,8 @@ def main():
     line = '%d games of %s (%s, %s): %d let a forced win in with one move' % (
         len(games), a.engine, a.colour, a.result, len(let_in))
     if let_in:
-        line += ' (rated %s or better before it; median %s, median ply %s, the win median %g plies)' % (
-            a.threshold, '%g' % statistics.median(v for _, v, _ in let_in), '%g' % statistics.median(k for k, _, _ in let_in),
+        line += ' (rated %d or better before it; median %g, median ply %g, the win median %g plies)' % (
+            a.threshold, statistics.median(v for _, v, _ in let_in), statistics.median(k for k, _, _ in let_in),
             statistics.median(MATE + v for _, _, v in let_in))
     print(line)
 
