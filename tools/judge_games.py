@@ -12,6 +12,13 @@ the judge announces a forced win against the engine from a position it rated
 no worse than --threshold: a single move that let a win in. The rest of the
 lost games were lost move by move.
 
+It also finds the other way to lose points: the first position where the
+judge announced a forced win for the engine, the engine played another move
+than the judge's, and the judge no longer announced it at the engine's next
+move. That move let a win slip. (A win the judge itself stops seeing after
+its own move is its horizon, not a slip.) Use --result any to see them in
+the games that were won, drawn and lost.
+
   --judge CMD        the judge's command line (run with --cwd as its directory)
   --cwd DIR          directory the judge starts in (default .)
   --ms N             the judge's time a position, in ms (default 500)
@@ -164,7 +171,7 @@ def main():
                 continue
             if a.result != 'any' and engine_result(colour, re_) != a.result:
                 continue
-            seq = []
+            seq = []  # (ply, evaluation, the judge's move, the game's move)
             for k in range(opening, len(moves)):
                 if (k % 2 == 0) != (colour == 'B'):
                     continue
@@ -176,33 +183,56 @@ def main():
                     if out:
                         out.write('%s %s %s\n' % (key, cache[key][0], show(cache[key][1])))
                         out.flush()
-                seq.append((k, cache[key][1]))
+                seq.append((k, cache[key][1], cache[key][0], '%d,%d' % moves[k]))
             if seq:  # (a void game: no move of the engine's to judge)
-                games.append((tag, 'black' if colour == 'B' else 'white', seq))
+                games.append((tag, 'black' if colour == 'B' else 'white', engine_result(colour, re_), seq))
     if judge:
         judge.close()
 
-    let_in = []
-    for tag, colour, seq in games:
+    let_in, had_win, slipped = [], [], []
+    for tag, colour, result, seq in games:
         found = None
-        for (k0, v0), (k1, v1) in zip(seq, seq[1:]):
+        for (k0, v0, _, _), (k1, v1, _, _) in zip(seq, seq[1:]):
             if v0 is not None and v1 is not None and v1 < -MATE // 2 and abs(v0) < MATE // 2 \
                     and v0 >= a.threshold:
                 found = (k0, v0, v1)
                 break
-        evals = ' '.join('%d:%s' % (k, show(v)) for k, v in seq)
+        evals = ' '.join('%d:%s' % (k, show(v)) for k, v, _, _ in seq)
+        if any(v is not None and v > MATE // 2 for _, v, _, _ in seq):
+            had_win.append(result)
+        slip = None
+        for (k0, v0, judged, played), (k1, v1, _, _) in zip(seq, seq[1:]):
+            if v0 is not None and v0 > MATE // 2 and judged != played and v1 is not None and v1 < MATE // 2:
+                slipped.append(result)
+                slip = '%s %s: let a win slip at ply %d, %s, then %s (the judge played %s, the engine %s)' % (
+                    tag, colour, k0, show(v0), show(v1), judged, played)
+                break
         if found:
             let_in.append(found)
             print('%s %s: ply %d, rated %s, then %s | %s' % (tag, colour, found[0], show(found[1]),
                                                             show(found[2]), evals))
         else:
             print('%s %s: no single move | %s' % (tag, colour, evals))
+        if slip:
+            print(slip)
     line = '%d games of %s (%s, %s): %d let a forced win in with one move' % (
         len(games), a.engine, a.colour, a.result, len(let_in))
     if let_in:
         line += ' (rated %d or better before it; median %g, median ply %g, the win median %g plies)' % (
             a.threshold, statistics.median(v for _, v, _ in let_in), statistics.median(k for k, _, _ in let_in),
             statistics.median(MATE + v for _, _, v in let_in))
+    print(line)
+
+    def by_result(results):
+        return ', '.join('%d %s' % (results.count(r), w) for r, w in (('win', 'won'), ('draw', 'drawn'), ('loss', 'lost'))
+                         if r in results)
+
+    line = '%d of them with a forced win of %s\'s at some point' % (len(had_win), a.engine)
+    if had_win:
+        line += ' (%s)' % by_result(had_win)
+    line += '; %d let it slip with one move' % len(slipped)
+    if slipped:
+        line += ' (then %s)' % by_result(slipped)
     print(line)
 
 

@@ -174,11 +174,16 @@ check "winrate fit: too few positions are refused" "1" "$?"
 #    at -500 before the mate, below the threshold, so no single move.
 #    Game 3, won by A, is not judged; B lost it as white (1, 3, 5 stones).
 #    Game 4 is void (no engine moved): not counted.
+#    Games 5 and 6, drawn, have A as white up to 13 stones: at 11 the
+#    judge announces A's win (+M9) and plays a1; at 13 it is gone. In game
+#    5 A played b2 there: it let the win slip. In game 6 A played a1, the
+#    judge's own move: the judge's horizon, not a slip.
 cat >"$tmp/judge" <<'SH'
 #!/usr/bin/env python3
 import sys
 say = {1: 'Eval 20', 2: 'Eval 30', 3: 'Eval -500', 4: 'depth 9 seldepth 12 score -100 winrate 0.4',
-       5: 'Eval -M7', 6: 'depth 3 seldepth 9 score -29990 mate -5 winrate 0.000', 7: 'Eval -M5'}
+       5: 'Eval -M7', 6: 'depth 3 seldepth 9 score -29990 mate -5 winrate 0.000', 7: 'Eval -M5',
+       9: 'Eval 40', 11: 'Eval M9', 13: 'Eval 60'}
 n, board = 0, False
 for line in sys.stdin:
     line = line.strip()
@@ -199,6 +204,8 @@ moves6=';W[ii]C[1ms];B[jj]C[1ms];W[kk]C[1ms];B[ll]C[1ms];W[mm]C[1ms];B[gg]C[1ms]
     game 2 B A B+1 "$moves6;W[ff]C[1ms];B[ee]C[1ms]"
     game 3 A B B+1 "$moves6"
     game 4 A B W+1 ''
+    game 5 B A 0 "$moves6;W[ff]C[1ms];B[ee]C[1ms];W[dd]C[1ms];B[cc]C[1ms];W[bb]C[1ms];B[ab]C[1ms];W[ac]C[1ms]"
+    game 6 B A 0 "$moves6;W[ff]C[1ms];B[ee]C[1ms];W[dd]C[1ms];B[cc]C[1ms];W[aa]C[1ms];B[ab]C[1ms];W[ac]C[1ms]"
 } >"$tmp/j.sgf"
 out=$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/j.cache" "$tmp/j.sgf")
 check "judge: a move that let a win in" "j.sgf:1 black: ply 4, rated -100, then -M10 | 2:30 4:-100 6:-M10" \
@@ -211,7 +218,11 @@ check "judge: answers cached" "7" "$(wc -l <"$tmp/j.cache")"
 out2=$(python3 "$here/tools/judge_games.py" --judge false --cache "$tmp/j.cache" "$tmp/j.sgf")
 check "judge: a second run reads the cache alone" "$out" "$out2"
 check "judge: by engine, colour and result" \
-    "j.sgf:3 white: no single move | 1:20 3:-500 5:-M7 / 1 games of B (white, loss): 0 let a forced win in with one move" \
-    "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --engine B --colour white "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |')"
+    "j.sgf:3 white: no single move | 1:20 3:-500 5:-M7 / 1 games of B (white, loss): 0 let a forced win in with one move / 0 of them with a forced win of B's at some point; 0 let it slip with one move" \
+    "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --engine B --colour white "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |g')"
+evals='1:20 3:-500 5:-M7 7:-M5 9:40 11:+M9 13:60'
+check "judge: a win let slip, and the judge's own horizon" \
+    "j.sgf:5 white: no single move | $evals / j.sgf:5 white: let a win slip at ply 11, +M9, then 60 (the judge played 0,0, the engine 1,1) / j.sgf:6 white: no single move | $evals / 2 games of A (both, draw): 0 let a forced win in with one move / 2 of them with a forced win of A's at some point (2 drawn); 1 let it slip with one move (then 1 drawn)" \
+    "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --result draw "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |g')"
 
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
