@@ -30,18 +30,14 @@ import re
 import subprocess
 import sys
 
+import sgf
+
 
 def games(paths):
     """(moves, black_won) of every decided game, moves in our notation"""
-    for path in paths:
-        with open(path) as f:
-            text = f.read()
-        for g in text.split("(;")[1:]:
-            res = re.search(r"RE\[([^\]]*)\]", g)
-            if not res or not res.group(1)[:2] in ("B+", "W+"):
-                continue
-            mv = re.findall(r";[BW]\[([a-o])([a-o])\]", g)
-            yield ["%s%d" % (x, 15 - (ord(y) - 97)) for x, y in mv], res.group(1).startswith("B+")
+    for g in sgf.read(paths):
+        if g.winner is not None:
+            yield ["%s%d" % (chr(97 + x), g.size - y) for x, y in g.moves], g.winner == "B"
 
 
 def positions(decided, opening):

@@ -42,34 +42,9 @@ import statistics
 import subprocess
 import sys
 
+import sgf
+
 MATE = 100000
-
-
-def parse_games(paths):
-    """Yields (tag, black, white, result, rule, size, moves, opening length)."""
-    for path in paths:
-        text = open(path).read()
-        base = os.path.basename(path)
-        for g in re.finditer(r'\(;FF\[4\].*?\)', text, re.S):
-            t = g.group(0)
-
-            def field(key, default=None):
-                m = re.search(key + r'\[([^\]]*)\]', t)
-                return m.group(1) if m else default
-
-            moves, opening = [], 0
-            for m in re.finditer(r';[BW]\[([a-z]{2})\](?:C\[([^\]]*)\])?', t):
-                moves.append((ord(m.group(1)[0]) - 97, ord(m.group(1)[1]) - 97))
-                if m.group(2) == 'opening move':
-                    opening = len(moves)
-            yield ('%s:%s' % (base, field('GN', '?')), field('PB'), field('PW'), field('RE', ''),
-                   int(field('RU', '0')), int(field('SZ', '15')), moves, opening)
-
-
-def engine_result(colour, re_):
-    if re_.startswith(('B+', 'W+')):
-        return 'win' if re_[0] == colour else 'loss'
-    return 'draw'
 
 
 def parse_eval(line):
@@ -165,14 +140,15 @@ def main():
     out = open(a.cache, 'a') if a.cache else None
     judge = None
     games = []
-    for tag, pb, pw, re_, rule, size, moves, opening in parse_games(a.sgf):
-        for colour, name in (('B', pb), ('W', pw)):
+    for g in sgf.read(a.sgf):
+        for colour, name in (('B', g.black), ('W', g.white)):
             if name != a.engine or a.colour not in ('both', 'black' if colour == 'B' else 'white'):
                 continue
-            if a.result != 'any' and engine_result(colour, re_) != a.result:
+            if a.result != 'any' and g.result_for(colour) != a.result:
                 continue
+            rule, size, moves = g.rule, g.size, g.moves
             seq = []  # (ply, evaluation, the judge's move, the game's move)
-            for k in range(opening, len(moves)):
+            for k in range(g.opening, len(moves)):
                 if (k % 2 == 0) != (colour == 'B'):
                     continue
                 # the position alone: the same one in two games is asked once
@@ -185,7 +161,7 @@ def main():
                         out.flush()
                 seq.append((k, cache[key][1], cache[key][0], '%d,%d' % moves[k]))
             if seq:  # (a void game: no move of the engine's to judge)
-                games.append((tag, 'black' if colour == 'B' else 'white', engine_result(colour, re_), seq))
+                games.append((g.tag, 'black' if colour == 'B' else 'white', g.result_for(colour), seq))
     if judge:
         judge.close()
 

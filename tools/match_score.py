@@ -29,11 +29,9 @@ do not change it):
   ..., 8 pairs, LLR 2.96 (-2.94, 2.94) H1 accepted at pair 6
 """
 import math
-import re
 import sys
 
-GAME = re.compile(r"\(;FF\[4\](.*?)\)", re.S)
-PROP = re.compile(r"(PB|PW|RE|GN)\[([^\]]*)\]")
+import sgf
 
 
 def elo(p):
@@ -127,31 +125,18 @@ def main(argv):
     by_colour = {"B": [0, 0, 0], "W": [0, 0, 0]}
     pairs = {}
     n_seen = 0
-    for fi, f in enumerate(files):
-        with open(f, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        for g in GAME.finditer(text):
-            body = g.group(1)
-            props = dict(PROP.findall(body.split(";", 1)[0]))
-            n_seen += 1
-            if props.get("PB") != engine and props.get("PW") != engine:
-                continue
-            own_moves = len(re.findall(r";[BW]\[[a-z]{2}\]C\[\d+ms\]", body))
-            if own_moves == 0 and not keep_void:
-                void += 1
-                continue
-            colour = "B" if props.get("PB") == engine else "W"
-            res = props.get("RE", "0")
-            if res.startswith(colour + "+"):
-                pts, k = 1.0, 0
-            elif res.startswith("B+") or res.startswith("W+"):
-                pts, k = 0.0, 1
-            else:
-                pts, k = 0.5, 2
-            by_colour[colour][k] += 1
-            gn = props.get("GN", "")
-            pair = (0, (int(gn) - 1) // 2) if gn.isdigit() else (1, n_seen)  # a game without GN: a pair of its own
-            pairs.setdefault((fi, pair), []).append(pts)
+    for g in sgf.read(files):
+        n_seen += 1
+        colour = g.colour_of(engine)
+        if colour is None:
+            continue
+        if g.void and not keep_void:
+            void += 1
+            continue
+        k = ("win", "loss", "draw").index(g.result_for(colour))
+        by_colour[colour][k] += 1
+        pair = (0, (int(g.gn) - 1) // 2) if g.gn.isdigit() else (1, n_seen)  # a game without GN: a pair of its own
+        pairs.setdefault((g.file, pair), []).append((1.0, 0.0, 0.5)[k])
     b, wh = by_colour["B"], by_colour["W"]
     w, l, d = (b[k] + wh[k] for k in range(3))
     n = w + l + d
