@@ -19,6 +19,13 @@ move. That move let a win slip. (A win the judge itself stops seeing after
 its own move is its horizon, not a slip.) Use --result any to see them in
 the games that were won, drawn and lost.
 
+Last, how good the engine's moves were in the judge's eyes: over every
+move between two positions the judge rated within --undecided of even,
+how often it was the judge's own move, and the median change of the
+judge's rating from one of the engine's positions to its next (the move
+and the reply) where it was and where it was not. A move that costs
+nothing changes it by the judge's own noise.
+
   --judge CMD        the judge's command line (run with --cwd as its directory)
   --cwd DIR          directory the judge starts in (default .)
   --ms N             the judge's time a position, in ms (default 500)
@@ -26,6 +33,7 @@ the games that were won, drawn and lost.
   --colour C         black, white or both (default both)
   --result R         loss, win, draw or any: the engine's result (default loss)
   --threshold N      rated at least this before the move (default -400)
+  --undecided N      moves between positions rated within N are scored (1000)
   --cache FILE       the judge's answers, one a line, read first and added to:
                      an interrupted run goes on where it stopped
 
@@ -127,6 +135,7 @@ def main():
     ap.add_argument('--colour', choices=('black', 'white', 'both'), default='both')
     ap.add_argument('--result', choices=('loss', 'win', 'draw', 'any'), default='loss')
     ap.add_argument('--threshold', type=int, default=-400)
+    ap.add_argument('--undecided', type=int, default=1000)
     ap.add_argument('--cache')
     ap.add_argument('sgf', nargs='+')
     a = ap.parse_args()
@@ -166,7 +175,11 @@ def main():
         judge.close()
 
     let_in, had_win, slipped = [], [], []
+    changes = {True: [], False: []}  # the judge's move or not -> rating changes
     for tag, colour, result, seq in games:
+        for (k0, v0, judged, played), (k1, v1, _, _) in zip(seq, seq[1:]):
+            if v0 is not None and v1 is not None and abs(v0) <= a.undecided and abs(v1) <= a.undecided:
+                changes[judged == played].append(v1 - v0)
         found = None
         for (k0, v0, _, _), (k1, v1, _, _) in zip(seq, seq[1:]):
             if v0 is not None and v1 is not None and v1 < -MATE // 2 and abs(v0) < MATE // 2 \
@@ -210,6 +223,15 @@ def main():
     if slipped:
         line += ' (then %s)' % by_result(slipped)
     print(line)
+
+    def median(v):
+        return '%+g' % statistics.median(v) if v else '-'
+
+    same, other = changes[True], changes[False]
+    n = len(same) + len(other)
+    print('%d moves between positions rated within %d: the judge\'s own %d (%.0f%%), rating change median %s; '
+          'another %d, median %s' % (n, a.undecided, len(same), 100.0 * len(same) / n if n else 0, median(same),
+                                     len(other), median(other)))
 
 
 if __name__ == '__main__':

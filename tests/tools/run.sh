@@ -168,7 +168,7 @@ check "winrate fit: too few positions are refused" "1" "$?"
 # 5. tools/judge_games.py against a stand-in judge that rates a position by
 #    its stone count n alone (n 1: 20, 2: 30, 3: -500, 4: -100 as gomokud
 #    prints it, 5: a loss in 7 plies, 6: gomokud's "mate -5", 10 plies,
-#    7: -M5; a move is always a1). Game 1: A as black loses; its positions
+#    7: -M5; the judge's move is o15 with one stone, else a1). Game 1: A as black loses; its positions
 #    have 2, 4 and 6 stones: rated -100 at ply 4, then mated in 10: one move
 #    let the win in. Game 2: A as white loses from 1, 3, 5 and 7 stones:
 #    at -500 before the mate, below the threshold, so no single move.
@@ -177,7 +177,9 @@ check "winrate fit: too few positions are refused" "1" "$?"
 #    Games 5 and 6, drawn, have A as white up to 13 stones: at 11 the
 #    judge announces A's win (+M9) and plays a1; at 13 it is gone. In game
 #    5 A played b2 there: it let the win slip. In game 6 A played a1, the
-#    judge's own move: the judge's horizon, not a slip.
+#    judge's own move: the judge's horizon, not a slip. Between the
+#    positions rated within 1000, game 5's A played another move than the
+#    judge's at 1 stone (20, then -500 at 3), game 6's the judge's (o15).
 cat >"$tmp/judge" <<'SH'
 #!/usr/bin/env python3
 import sys
@@ -193,7 +195,7 @@ for line in sys.stdin:
         board = False
         print('MESSAGE depth 1 Eval 0', flush=True)
         print('MESSAGE ' + say.get(n, 'Eval 0'), flush=True)
-        print('0,0', flush=True)
+        print('14,14' if n == 1 else '0,0', flush=True)
     elif board: n += 1
     elif line == 'END': break
 SH
@@ -205,7 +207,7 @@ moves6=';W[ii]C[1ms];B[jj]C[1ms];W[kk]C[1ms];B[ll]C[1ms];W[mm]C[1ms];B[gg]C[1ms]
     game 3 A B B+1 "$moves6"
     game 4 A B W+1 ''
     game 5 B A 0 "$moves6;W[ff]C[1ms];B[ee]C[1ms];W[dd]C[1ms];B[cc]C[1ms];W[bb]C[1ms];B[ab]C[1ms];W[ac]C[1ms]"
-    game 6 B A 0 "$moves6;W[ff]C[1ms];B[ee]C[1ms];W[dd]C[1ms];B[cc]C[1ms];W[aa]C[1ms];B[ab]C[1ms];W[ac]C[1ms]"
+    game 6 B A 0 "${moves6/W\[ii\]/W[oo]};W[ff]C[1ms];B[ee]C[1ms];W[dd]C[1ms];B[cc]C[1ms];W[aa]C[1ms];B[ab]C[1ms];W[ac]C[1ms]"
 } >"$tmp/j.sgf"
 out=$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/j.cache" "$tmp/j.sgf")
 check "judge: a move that let a win in" "j.sgf:1 black: ply 4, rated -100, then -M10 | 2:30 4:-100 6:-M10" \
@@ -218,11 +220,11 @@ check "judge: answers cached" "7" "$(wc -l <"$tmp/j.cache")"
 out2=$(python3 "$here/tools/judge_games.py" --judge false --cache "$tmp/j.cache" "$tmp/j.sgf")
 check "judge: a second run reads the cache alone" "$out" "$out2"
 check "judge: by engine, colour and result" \
-    "j.sgf:3 white: no single move | 1:20 3:-500 5:-M7 / 1 games of B (white, loss): 0 let a forced win in with one move / 0 of them with a forced win of B's at some point; 0 let it slip with one move" \
+    "j.sgf:3 white: no single move | 1:20 3:-500 5:-M7 / 1 games of B (white, loss): 0 let a forced win in with one move / 0 of them with a forced win of B's at some point; 0 let it slip with one move / 1 moves between positions rated within 1000: the judge's own 0 (0%), rating change median -; another 1, median -520" \
     "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --engine B --colour white "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |g')"
 evals='1:20 3:-500 5:-M7 7:-M5 9:40 11:+M9 13:60'
-check "judge: a win let slip, and the judge's own horizon" \
-    "j.sgf:5 white: no single move | $evals / j.sgf:5 white: let a win slip at ply 11, +M9, then 60 (the judge played 0,0, the engine 1,1) / j.sgf:6 white: no single move | $evals / 2 games of A (both, draw): 0 let a forced win in with one move / 2 of them with a forced win of A's at some point (2 drawn); 1 let it slip with one move (then 1 drawn)" \
+check "judge: a win let slip, the judge's own horizon, the moves' rating changes" \
+    "j.sgf:5 white: no single move | $evals / j.sgf:5 white: let a win slip at ply 11, +M9, then 60 (the judge played 0,0, the engine 1,1) / j.sgf:6 white: no single move | $evals / 2 games of A (both, draw): 0 let a forced win in with one move / 2 of them with a forced win of A's at some point (2 drawn); 1 let it slip with one move (then 1 drawn) / 2 moves between positions rated within 1000: the judge's own 1 (50%), rating change median -520; another 1, median -520" \
     "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --result draw "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |g')"
 
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
