@@ -36,6 +36,11 @@ nothing changes it by the judge's own noise.
   --undecided N      moves between positions rated within N are scored (1000)
   --cache FILE       the judge's answers, one a line, read first and added to:
                      an interrupted run goes on where it stopped
+  --requests FILE    also write a screen: `gomokud analyze` requests for the
+                     engine's positions of its first --early moves (10) after
+                     the opening that the judge rated within --undecided,
+                     each once, at --nodes (200000) nodes, the judge's move in
+                     the id ("17.h8"); tools/screen_score.py scores answers
 
 Evaluations are the judge's, from the side to move's view: Rapfi's "Eval"
 (a mate as +M or -M and plies) or gomokud's "score" (with "mate N" in own
@@ -43,6 +48,7 @@ moves, counted here as 2N-1 plies for a win and 2N for a loss). Void
 games (the engine never moved) are left out.
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -53,6 +59,7 @@ import sys
 import sgf
 
 MATE = 100000
+RULES = {0: 'freestyle', 1: 'standard', 4: 'renju'}  # c-gomoku-cli's rule numbers
 
 
 def parse_eval(line):
@@ -137,6 +144,9 @@ def main():
     ap.add_argument('--threshold', type=int, default=-400)
     ap.add_argument('--undecided', type=int, default=1000)
     ap.add_argument('--cache')
+    ap.add_argument('--requests')
+    ap.add_argument('--early', type=int, default=10)
+    ap.add_argument('--nodes', type=int, default=200000)
     ap.add_argument('sgf', nargs='+')
     a = ap.parse_args()
 
@@ -149,6 +159,7 @@ def main():
     out = open(a.cache, 'a') if a.cache else None
     judge = None
     games = []
+    requests, screened = [], set()
     for g in sgf.read(a.sgf):
         for colour, name in (('B', g.black), ('W', g.white)):
             if name != a.engine or a.colour not in ('both', 'black' if colour == 'B' else 'white'):
@@ -169,10 +180,22 @@ def main():
                         out.write('%s %s %s\n' % (key, cache[key][0], show(cache[key][1])))
                         out.flush()
                 seq.append((k, cache[key][1], cache[key][0], '%d,%d' % moves[k]))
+                v, judged = cache[key][1], cache[key][0]
+                if a.requests and (k - g.opening) // 2 < a.early and v is not None and abs(v) <= a.undecided \
+                        and key not in screened and re.fullmatch(r'\d+,\d+', judged):
+                    screened.add(key)
+                    jx, jy = map(int, judged.split(','))
+                    requests.append(json.dumps({
+                        'id': '%d.%s%d' % (len(requests), chr(97 + jx), size - jy),
+                        'rule': RULES.get(rule, 'freestyle'), 'board_size': size,
+                        'moves': [list(m) for m in moves[:k]], 'limits': {'nodes': a.nodes}}) + '\n')
             if seq:  # (a void game: no move of the engine's to judge)
                 games.append((g.tag, 'black' if colour == 'B' else 'white', g.result_for(colour), seq))
     if judge:
         judge.close()
+    if a.requests:
+        with open(a.requests, 'w') as f:
+            f.writelines(requests)
 
     let_in, had_win, slipped = [], [], []
     changes = {True: [], False: []}  # the judge's move or not -> rating changes

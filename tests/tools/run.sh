@@ -1,6 +1,6 @@
 #!/bin/bash
-# Tests of tools/match.sh, tools/match_score.py, tools/fit_winrate.py and
-# tools/judge_games.py (no engines needed): the scorer on a hand-made SGF
+# Tests of tools/match.sh, tools/match_score.py, tools/fit_winrate.py,
+# tools/judge_games.py and tools/screen_score.py (no engines needed): the scorer on a hand-made SGF
 # file, the win-rate fit against a stand-in for the analysis, the match
 # driver against a stand-in for c-gomoku-cli that records its arguments and
 # writes games whose results follow from them, and the judge against a
@@ -226,5 +226,28 @@ evals='1:20 3:-500 5:-M7 7:-M5 9:40 11:+M9 13:60'
 check "judge: a win let slip, the judge's own horizon, the moves' rating changes" \
     "j.sgf:5 white: no single move | $evals / j.sgf:5 white: let a win slip at ply 11, +M9, then 60 (the judge played 0,0, the engine 1,1) / j.sgf:6 white: no single move | $evals / 2 games of A (both, draw): 0 let a forced win in with one move / 2 of them with a forced win of A's at some point (2 drawn); 1 let it slip with one move (then 1 drawn) / 2 moves between positions rated within 1000: the judge's own 1 (50%), rating change median -520; another 1, median -520" \
     "$(python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --result draw "$tmp/j.sgf" | paste -sd/ | sed 's|/| / |g')"
+
+# 6. The move screen: judge_games.py --requests writes `gomokud analyze`
+#    requests for A's undecided early positions (|rating| <= 1000), each
+#    position once, the judge's move in the id: games 1 and 2 give two
+#    each, game 3 repeats game 1, games 5 and 6 add the positions at 9 and
+#    13 stones (and game 6 its own at 3): 9 in all, 5 within A's first two
+#    moves. tools/screen_score.py scores answers against those ids.
+python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/j.cache" --result any --requests "$tmp/rq.jsonl" \
+    --nodes 5000 "$tmp/j.sgf" >/dev/null
+check "screen: requests" "9" "$(wc -l <"$tmp/rq.jsonl")"
+check "screen: a request" '{"id": "0.a15", "rule": "freestyle", "board_size": 15, "moves": [[7, 7], [8, 8]], "limits": {"nodes": 5000}}' \
+    "$(head -1 "$tmp/rq.jsonl")"
+check "screen: the judge's one-stone move in the id" "2.o1" "$(sed -n 3p "$tmp/rq.jsonl" | grep -o '"[0-9]*\.[a-o][0-9]*"' | tr -d '"')"
+python3 "$here/tools/judge_games.py" --judge false --cache "$tmp/j.cache" --result any --requests "$tmp/rq2.jsonl" \
+    --early 2 "$tmp/j.sgf" >/dev/null
+check "screen: --early" "5" "$(wc -l <"$tmp/rq2.jsonl")"
+printf '%s\n' '{"id":"0.a15","best_move":"a15"}' '{"id":"1.a15","best_move":"h8"}' '{"id":"2.o1","best_move":"o1"}' >"$tmp/a1.jsonl"
+printf '%s\n' '{"id":"0.a15","best_move":"a15"}' '{"id":"1.a15","best_move":"a15"}' '{"id":"2.o1","best_move":"o1"}' \
+    '{"type":"x","status":400,"detail":"a problem is not an answer"}' >"$tmp/a2.jsonl"
+check "screen: scored" "$tmp/a1.jsonl: the judge's move in 2 of 3 (66.7%)" "$(python3 "$here/tools/screen_score.py" "$tmp/a1.jsonl")"
+check "screen: two builds compared" \
+    "$tmp/a1.jsonl: the judge's move in 2 of 3 (66.7%)|$tmp/a2.jsonl: the judge's move in 3 of 3 (100.0%)|only the first 0, only the second 1: +1 for the second (noise about +-2)" \
+    "$(python3 "$here/tools/screen_score.py" "$tmp/a1.jsonl" "$tmp/a2.jsonl" | paste -sd'|')"
 
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
