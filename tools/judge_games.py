@@ -172,7 +172,9 @@ def main():
                 if (k % 2 == 0) != (colour == 'B'):
                     continue
                 # the position alone: the same one in two games is asked once
-                key = 'r%d.s%d:%s' % (rule, size, ''.join('%x.%x' % m for m in moves[:k]))
+                # (up to 16x16 every coordinate is one hex digit; beyond, the
+                # moves are separated so that (0,1)(17,0) and (0,17)(1,0) differ)
+                key = 'r%d.s%d:%s' % (rule, size, ('' if size <= 16 else ',').join('%x.%x' % m for m in moves[:k]))
                 if key not in cache:
                     judge = judge or Judge(a.judge, a.cwd, a.ms)
                     cache[key] = judge.ask(size, rule, moves[:k])
@@ -181,13 +183,15 @@ def main():
                         out.flush()
                 seq.append((k, cache[key][1], cache[key][0], '%d,%d' % moves[k]))
                 v, judged = cache[key][1], cache[key][0]
+                if a.requests and rule not in RULES:
+                    sys.exit('judge_games: %s: rule %d has no name for gomokud analyze' % (g.tag, rule))
                 if a.requests and (k - g.opening) // 2 < a.early and v is not None and abs(v) <= a.undecided \
                         and key not in screened and re.fullmatch(r'\d+,\d+', judged):
                     screened.add(key)
                     jx, jy = map(int, judged.split(','))
                     requests.append(json.dumps({
                         'id': '%d.%s%d' % (len(requests), chr(97 + jx), size - jy),
-                        'rule': RULES.get(rule, 'freestyle'), 'board_size': size,
+                        'rule': RULES[rule], 'board_size': size,
                         'moves': [list(m) for m in moves[:k]], 'limits': {'nodes': a.nodes}}) + '\n')
             if seq:  # (a void game: no move of the engine's to judge)
                 games.append((g.tag, 'black' if colour == 'B' else 'white', g.result_for(colour), seq))

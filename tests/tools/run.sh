@@ -250,4 +250,19 @@ check "screen: two builds compared" \
     "$tmp/a1.jsonl: the judge's move in 2 of 3 (66.7%)|$tmp/a2.jsonl: the judge's move in 3 of 3 (100.0%)|only the first 0, only the second 1: +1 for the second (noise about +-2)" \
     "$(python3 "$here/tools/screen_score.py" "$tmp/a1.jsonl" "$tmp/a2.jsonl" | paste -sd'|')"
 
+#    A rule gomokud analyze has no name for (c-gomoku-cli's 2) is refused,
+#    with nothing written.
+sed 's/RU\[0\]/RU[2]/' "$tmp/j.sgf" >"$tmp/r2.sgf"
+python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --requests "$tmp/rq3.jsonl" "$tmp/r2.sgf" >/dev/null 2>"$tmp/r2.err"
+check "screen: an unknown rule is refused" "1 judge_games: j.sgf:1: rule 2 has no name for gomokud analyze" \
+    "$? $(sed 's/r2.sgf/j.sgf/' "$tmp/r2.err")"
+check "screen: the refusal wrote nothing" "no" "$([ -e "$tmp/rq3.jsonl" ] && echo yes || echo no)"
+# 7. On boards above 16x16 the judge's cache keys separate the moves:
+#    (0,1)(17,0) and (0,17)(1,0) are two positions, asked twice.
+for first in 'ab];W[ra' 'ar];W[ba'; do
+    printf '(;FF[4]GM[4]GN[1]RU[0]SZ[19]PB[A]PW[B]RE[W+1]\n;B[%s]C[1ms];B[cc]C[1ms])\n\n' "${first/]/]C[opening move]}"
+done >"$tmp/big.sgf"
+python3 "$here/tools/judge_games.py" --judge "$tmp/judge" --cache "$tmp/big.cache" "$tmp/big.sgf" >/dev/null
+check "judge: 19x19 positions kept apart" "2" "$(wc -l <"$tmp/big.cache")"
+
 [ "$fails" -eq 0 ] && echo "tools: all checks passed" || { echo "tools: $fails checks failed"; exit 1; }
