@@ -37,7 +37,7 @@ def games(paths):
     """(moves, black_won) of every decided game, moves in our notation"""
     for g in sgf.read(paths):
         if g.winner is not None:
-            yield ["%s%d" % (chr(97 + x), g.size - y) for x, y in g.moves], g.winner == "B"
+            yield [sgf.point(m, g.size) for m in g.moves], g.winner == "B"
 
 
 def positions(decided, opening):

@@ -167,6 +167,8 @@ def main():
             if a.result != 'any' and g.result_for(colour) != a.result:
                 continue
             rule, size, moves = g.rule, g.size, g.moves
+            if a.requests and rule not in RULES:
+                sys.exit('judge_games: %s: rule %d has no name for gomokud analyze' % (g.tag, rule))
             seq = []  # (ply, evaluation, the judge's move, the game's move)
             for k in range(g.opening, len(moves)):
                 if (k % 2 == 0) != (colour == 'B'):
@@ -181,16 +183,13 @@ def main():
                     if out:
                         out.write('%s %s %s\n' % (key, cache[key][0], show(cache[key][1])))
                         out.flush()
-                seq.append((k, cache[key][1], cache[key][0], '%d,%d' % moves[k]))
-                v, judged = cache[key][1], cache[key][0]
-                if a.requests and rule not in RULES:
-                    sys.exit('judge_games: %s: rule %d has no name for gomokud analyze' % (g.tag, rule))
+                judged, v = cache[key]
+                seq.append((k, v, judged, '%d,%d' % moves[k]))
                 if a.requests and (k - g.opening) // 2 < a.early and v is not None and abs(v) <= a.undecided \
                         and key not in screened and re.fullmatch(r'\d+,\d+', judged):
                     screened.add(key)
-                    jx, jy = map(int, judged.split(','))
                     requests.append(json.dumps({
-                        'id': '%d.%s%d' % (len(requests), chr(97 + jx), size - jy),
+                        'id': '%d.%s' % (len(requests), sgf.point(tuple(map(int, judged.split(','))), size)),
                         'rule': RULES[rule], 'board_size': size,
                         'moves': [list(m) for m in moves[:k]], 'limits': {'nodes': a.nodes}}) + '\n')
             if seq:  # (a void game: no move of the engine's to judge)
@@ -204,25 +203,21 @@ def main():
     let_in, had_win, slipped = [], [], []
     changes = {True: [], False: []}  # the judge's move or not -> rating changes
     for tag, colour, result, seq in games:
+        found = slip = None  # the first move that let a win in, and the first that let one slip
         for (k0, v0, judged, played), (k1, v1, _, _) in zip(seq, seq[1:]):
-            if v0 is not None and v1 is not None and abs(v0) <= a.undecided and abs(v1) <= a.undecided:
+            if v0 is None or v1 is None:
+                continue
+            if abs(v0) <= a.undecided and abs(v1) <= a.undecided:
                 changes[judged == played].append(v1 - v0)
-        found = None
-        for (k0, v0, _, _), (k1, v1, _, _) in zip(seq, seq[1:]):
-            if v0 is not None and v1 is not None and v1 < -MATE // 2 and abs(v0) < MATE // 2 \
-                    and v0 >= a.threshold:
+            if not found and v1 < -MATE // 2 and abs(v0) < MATE // 2 and v0 >= a.threshold:
                 found = (k0, v0, v1)
-                break
-        evals = ' '.join('%d:%s' % (k, show(v)) for k, v, _, _ in seq)
-        if any(v is not None and v > MATE // 2 for _, v, _, _ in seq):
-            had_win.append(result)
-        slip = None
-        for (k0, v0, judged, played), (k1, v1, _, _) in zip(seq, seq[1:]):
-            if v0 is not None and v0 > MATE // 2 and judged != played and v1 is not None and v1 < MATE // 2:
+            if not slip and v0 > MATE // 2 and judged != played and v1 < MATE // 2:
                 slipped.append(result)
                 slip = '%s %s: let a win slip at ply %d, %s, then %s (the judge played %s, the engine %s)' % (
                     tag, colour, k0, show(v0), show(v1), judged, played)
-                break
+        evals = ' '.join('%d:%s' % (k, show(v)) for k, v, _, _ in seq)
+        if any(v is not None and v > MATE // 2 for _, v, _, _ in seq):
+            had_win.append(result)
         if found:
             let_in.append(found)
             print('%s %s: ply %d, rated %s, then %s | %s' % (tag, colour, found[0], show(found[1]),

@@ -59,6 +59,11 @@ class Game:
         return "draw" if w is None else "win" if w == colour else "loss"
 
 
+def point(m, size):
+    """(x, y) from the top left -> our notation, e.g. (7, 7) on 15x15 -> 'h8'."""
+    return "%s%d" % (chr(97 + m[0]), size - m[1])
+
+
 def read(paths):
     """Yields every Game of the files, in order."""
     for fi, path in enumerate(paths):
