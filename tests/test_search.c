@@ -568,6 +568,26 @@ Test(search, probcut_cuts_deep_nodes_and_keeps_the_tactics)
     cr_assert_eq(a.score, b.score);
 }
 
+/* A move to play starts ProbCut a ply lower (depth 4) than analysis
+ * (depth 5): a depth-5 search, whose ply-1 nodes are at depth 4, is
+ * changed by it in play and not in analysis. */
+static uint64_t depth5_nodes(unsigned disable, bool play)
+{
+    Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
+    Engine *x = engine_new(&(EngineOptions){.tt_mib = 8, .disable = disable | ENGINE_NO_MOVE_CHECK | ENGINE_NO_THREATS});
+    cr_assert_not_null(x);
+    EngineResult r;
+    cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 5, .play = play}, &r, NULL), POSITION_OK);
+    engine_free(x);
+    return r.nodes;
+}
+
+Test(search, probcut_starts_a_ply_lower_in_play)
+{
+    cr_assert_neq(depth5_nodes(0, true), depth5_nodes(ENGINE_NO_PROBCUT, true), "no ProbCut at depth 4 in play");
+    cr_assert_eq(depth5_nodes(0, false), depth5_nodes(ENGINE_NO_PROBCUT, false), "ProbCut at depth 4 in analysis");
+}
+
 /* ...and tries only moves that make or block an open three or more. */
 Test(search, probcut_tries_only_moves_that_make_or_block_an_open_three)
 {
