@@ -565,14 +565,14 @@ static bool no_args(Pbrain *pb, const char *cmd, const char *args)
     return false;
 }
 
-/* A new game; clear_engine forgets what the engine learnt (a new engine
- * has nothing to forget). */
+/* A new game; clear_engine forgets the last game (engine_new_game: a new
+ * engine has nothing to forget). */
 static void new_game(Pbrain *pb, int size, bool clear_engine)
 {
     pb->size = size;
     clear_game(pb);
     pb->time_left = -1;
-    if (pb->engine && clear_engine) engine_clear(pb->engine);
+    if (pb->engine && clear_engine) engine_new_game(pb->engine);
 }
 
 static void start_board(Pbrain *pb, int size)

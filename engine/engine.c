@@ -60,13 +60,20 @@ void engine_free(Engine *e)
     free(e);
 }
 
-void engine_clear(Engine *e)
+void engine_new_game(Engine *e)
 {
     tt_clear(&e->tt);
     memset(e->history, 0, sizeof e->history);
     memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
     memset(e->quiet_answers, 0, (e->answers_mask + 1) * sizeof *e->quiet_answers);
     if (e->proofs) memset(e->proofs, 0, (e->proofs_mask + 1) * sizeof *e->proofs);
+}
+
+void engine_clear(Engine *e)
+{
+    engine_new_game(e);
+    memset(e->corr_mask, 0, sizeof e->corr_mask);
+    memset(e->corr_last, 0, sizeof e->corr_last);
 }
 
 int engine_last_proof(const Engine *e, Move *line)

@@ -255,6 +255,47 @@ Test(search, a_fixed_depth_search_gives_the_same_result_every_time)
     cr_assert_eq(a.depth, 6);
 }
 
+/* A persistent engine (pbrain's, selfplay's) keeps what it learns from
+ * search to search, the correction history too; engine_clear forgets all of
+ * it, so that its next search is a new engine's. Before the correction
+ * history was cleared too, the second search below took other nodes, and
+ * `gomokud selfplay --nodes` played other games with --threads 2 than with
+ * --threads 1 (each worker's engines carried it from game to game). */
+static EngineResult persistent_search(Engine *x, const char *moves)
+{
+    Position p = pos_of(RULE_FREESTYLE, moves);
+    EngineResult r;
+    cr_assert_eq(engine_analyze(x, &p, &(Limits){.depth = 7, .play = true}, &r, NULL), POSITION_OK);
+    return r;
+}
+
+Test(search, a_cleared_persistent_engine_searches_as_a_new_one)
+{
+    const char *first = "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9", *second = "h8 i7 g6 h6 g8 f8 j8 g7 k8 i8 i5 j7 h7 f9";
+    Engine *used = engine_new(&(EngineOptions){.tt_mib = 8, .persistent = true});
+    Engine *fresh = engine_new(&(EngineOptions){.tt_mib = 8, .persistent = true});
+    cr_assert(used && fresh);
+    persistent_search(used, first);
+    EngineResult warm = persistent_search(used, second);
+    engine_clear(used);
+    EngineResult a = persistent_search(used, second), b = persistent_search(fresh, second);
+    /* engine_new_game (pbrain's new game) keeps the corrections alone */
+    engine_clear(used);
+    persistent_search(used, first);
+    engine_new_game(used);
+    EngineResult c = persistent_search(used, second);
+    engine_free(used);
+    engine_free(fresh);
+    cr_log_info("second search: %llu nodes warm, %llu cleared, %llu new, %llu after engine_new_game",
+                (unsigned long long)warm.nodes, (unsigned long long)a.nodes, (unsigned long long)b.nodes,
+                (unsigned long long)c.nodes);
+    cr_assert_neq(warm.nodes, b.nodes, "the first search taught the engine nothing: the test shows nothing");
+    cr_assert_eq(a.nodes, b.nodes);
+    cr_assert_eq(a.best_move, b.best_move);
+    cr_assert_eq(a.score, b.score);
+    cr_assert_neq(c.nodes, b.nodes, "engine_new_game forgot the correction history");
+}
+
 Test(search, a_node_limit_stops_the_search_with_a_move)
 {
     Position p = pos_of(RULE_FREESTYLE, "h8 h9 j7 i7 j8 j9 k8 g8 l8 i8 i6 l9");
