@@ -181,10 +181,17 @@ static cJSON *swap2_json(const ApiTask *t)
     if (n == 0) {
         ok = ok && cJSON_AddItemToArray(opts, option("place3", 0.5 + fabs(v - 0.5), d->white_score, d->white_mate,
                                                      d->moves, 3, size));
-        snprintf(reason, sizeof reason,
-                 "three stones kept by the balanced-opening generator (score within %d of even at depth %d, %d tries); "
-                 "white to move then scores %d (win rate %.3f by this search)",
-                 OPENING_BALANCE, OPENING_DEPTH, d->place3_tries, (int)d->white_score, v);
+        if (d->place3_nearest)
+            snprintf(reason, sizeof reason,
+                     "the limits ran out before the balanced-opening generator found three stones within %d of even "
+                     "at depth %d: the nearest of its %d tries (score %d); white to move then scores %d (win rate "
+                     "%.3f by this search)",
+                     OPENING_BALANCE, d->place3_depth, d->place3_tries, (int)d->place3_score, (int)d->white_score, v);
+        else
+            snprintf(reason, sizeof reason,
+                     "three stones kept by the balanced-opening generator (score within %d of even at depth %d, %d "
+                     "tries); white to move then scores %d (win rate %.3f by this search)",
+                     OPENING_BALANCE, d->place3_depth, d->place3_tries, (int)d->white_score, v);
     } else {
         Move wm = d->white_best;
         ok = ok && cJSON_AddItemToArray(opts, option("white", v, d->white_score, d->white_mate, &wm, wm != MOVE_NONE, size)) &&
@@ -226,8 +233,8 @@ char *api_task_json(const ApiTask *t, int *status)
     if (t->kind == API_TASK_SWAP2 && t->pe != POSITION_OK) {
         ApiProblem p;
         if (t->pe == POSITION_FULL && t->sw.req.pos.nmoves == 0)
-            api_problem(&p, 422, "limits.nodes", "no balanced three stones were found within limits.nodes; "
-                        "allow more nodes or try another seed");
+            api_problem(&p, 422, "limits.nodes", "not one try for three stones finished within half of limits.nodes; "
+                        "allow more nodes");
         else
             api_problem(&p, 500, "", "internal error: the engine refused a position the request checks accepted (%s)",
                         position_error_text(t->pe));

@@ -72,7 +72,9 @@ static uint64_t lcg_next(uint64_t *s)
 
 int opening_balanced(Engine *e, const OpeningGenParams *p, BalancedOpening *out, int want, OpeningGenStats *stats)
 {
-    OpeningGenStats st = {0, 0, false};
+    OpeningGenStats st = {.complete = false};
+    int64_t start_ns = p->time_ms > 0 ? search_now_ns() : 0;
+    int closest_gap = 0;
     int n = 0;
     int region = p->size < OPENING_REGION ? p->size : OPENING_REGION;
     int lo = (p->size - region) / 2;
@@ -85,6 +87,7 @@ int opening_balanced(Engine *e, const OpeningGenParams *p, BalancedOpening *out,
     while (n < want && st.tries < p->max_tries) {
         if (p->stop && atomic_load(p->stop)) break;
         if (p->max_nodes > 0 && st.nodes >= p->max_nodes) break;
+        if (p->time_ms > 0 && st.tries > 0 && search_now_ns() - start_ns >= p->time_ms * 1000000) break;
         Position pos = {.rule = p->rule, .size = p->size, .ordered = true};
         int stones = p->min_stones + st.tries % span;
         st.tries++;
@@ -101,18 +104,30 @@ int opening_balanced(Engine *e, const OpeningGenParams *p, BalancedOpening *out,
         Limits lim = {.depth = depth, .stop = p->stop, .no_book = true};
         if (p->max_nodes > 0) lim.nodes = p->max_nodes - st.nodes;
         EngineResult r;
-        if (engine_analyze(e, &pos, &lim, &r, NULL) != POSITION_OK) continue;
+        unsigned disable = e->disable;
+        if (pos.nmoves <= OPENING_QUICK_STONES) e->disable |= ENGINE_NO_THREATS;
+        PositionError pe = engine_analyze(e, &pos, &lim, &r, NULL);
+        e->disable = disable;
+        if (pe != POSITION_OK) continue;
         st.nodes += (int64_t)r.nodes;
         if (!r.complete) break; /* the budget or the stop flag cut it: not a verdict */
         /* the window is centred on the score at which the side to move is
          * even (OPENING_EVEN_WHITE, above) */
         Score even = p->rule == RULE_RENJU ? 0 : r.side_to_move == WHITE ? OPENING_EVEN_WHITE : -OPENING_EVEN_WHITE;
-        if (r.mate || r.score > even + balance || r.score < even - balance) continue;
-        out[n].n = pos.nmoves;
-        memcpy(out[n].moves, pos.moves, sizeof(Move) * (size_t)pos.nmoves);
-        out[n].score = r.score;
-        out[n].to_move = r.side_to_move;
-        n++;
+        if (r.mate) continue;
+        BalancedOpening o;
+        memset(&o, 0, sizeof o); /* (the same seed, the same bytes) */
+        o.n = pos.nmoves;
+        o.score = r.score;
+        o.to_move = r.side_to_move;
+        memcpy(o.moves, pos.moves, sizeof(Move) * (size_t)pos.nmoves);
+        if (!st.has_closest || iabs(r.score - even) < closest_gap) {
+            st.closest = o;
+            st.has_closest = true;
+            closest_gap = iabs(r.score - even);
+        }
+        if (r.score > even + balance || r.score < even - balance) continue;
+        out[n++] = o;
     }
     st.complete = n >= want;
 done:

@@ -17,6 +17,19 @@ const char *swap2_choice_name(Swap2Choice c)
     return "?";
 }
 
+/* A share of the caller's limits, num/den of its time and nodes (at
+ * least 1 of a limit that is set); the depth and the rest stay. A decision
+ * that takes several searches gives each a share, so that all of them
+ * together keep to the limits. */
+static Limits share(const Limits *l, int num, int den)
+{
+    Limits s = *l;
+    if (s.time_ms > 0) s.time_ms = s.time_ms * num / den > 0 ? s.time_ms * num / den : 1;
+    if (s.optimum_ms > 0) s.optimum_ms = s.optimum_ms * num / den > 0 ? s.optimum_ms * num / den : 1;
+    if (s.nodes > 0) s.nodes = s.nodes * num / den > 0 ? s.nodes * num / den : 1;
+    return s;
+}
+
 static PositionError search(Engine *e, const Position *p, const Limits *base, int lines, EngineResult *r,
                             Swap2Decision *out, int *index)
 {
@@ -57,23 +70,37 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
     EngineResult r, rb;
 
     if (n == 0) {
+        /* half the limits for the tries, half to weigh the stones kept;
+         * a depth limit below OPENING_DEPTH is the tries' depth too */
+        Limits tries = share(limits, 1, 2), weigh = share(limits, 1, 2);
+        out->place3_depth = limits->depth > 0 && limits->depth < OPENING_DEPTH ? limits->depth : OPENING_DEPTH;
         OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3, .seed = seed,
-                              .max_tries = SWAP2_PLACE3_TRIES, .max_nodes = limits->nodes, .stop = limits->stop};
+                              .depth = out->place3_depth, .max_tries = SWAP2_PLACE3_TRIES,
+                              .max_nodes = tries.nodes, .time_ms = tries.time_ms, .stop = limits->stop};
         BalancedOpening o;
         OpeningGenStats st;
         int got = opening_balanced(e, &g, &o, 1, &st);
         out->place3_tries = st.tries;
         out->nodes += (uint64_t)st.nodes;
-        if (!got) return POSITION_FULL;
+        if (!got) {
+            /* the limits ran out first: the nearest to even of the tries */
+            if (!st.has_closest || (limits->stop && atomic_load(limits->stop))) return POSITION_FULL;
+            o = st.closest;
+            out->place3_nearest = true;
+        }
+        out->place3_score = o.score;
         out->choice = SWAP2_PLACE3;
         out->nmoves = 3;
         memcpy(out->moves, o.moves, sizeof o.moves[0] * 3);
         p.nmoves = 3;
         memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
-        return weigh_white(e, &p, limits, 1, &r, out, index);
+        return weigh_white(e, &p, &weigh, 1, &r, out, index);
     }
 
-    PositionError pe = weigh_white(e, &p, limits, n == 3 ? SWAP2_WHITE_LINES : 1, &r, out, index);
+    /* 3 stones: a third of the limits for white's lines, the rest shared
+     * by the searches of black's replies to them */
+    Limits first = n == 3 ? share(limits, 1, 3) : *limits;
+    PositionError pe = weigh_white(e, &p, &first, n == 3 ? SWAP2_WHITE_LINES : 1, &r, out, index);
     if (pe != POSITION_OK) return pe;
     double v = out->white_winrate;
     if (n == 5 || fabs(v - 0.5) >= SWAP2_EDGE) {
@@ -84,7 +111,8 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
 
     /* No clear edge: two more stones that keep it even. */
     out->place2_weighed = true;
-    int nwhite = r.npv;
+    int nwhite = r.npv < SWAP2_WHITE_LINES ? r.npv : SWAP2_WHITE_LINES;
+    Limits each = share(limits, 2, 3 * (nwhite > 0 ? nwhite : 1));
     Move whites[SWAP2_WHITE_LINES];
     for (int i = 0; i < nwhite && i < SWAP2_WHITE_LINES; i++) whites[i] = r.pvs[i].move;
     double best_gap = 2;
@@ -92,7 +120,7 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
         if (limits->stop && atomic_load(limits->stop)) break;
         p.nmoves = 4;
         p.moves[3] = whites[i];
-        if (search(e, &p, limits, SWAP2_BLACK_LINES, &rb, out, NULL) != POSITION_OK) continue;
+        if (search(e, &p, &each, SWAP2_BLACK_LINES, &rb, out, NULL) != POSITION_OK) continue;
         for (int j = 0; j < rb.npv; j++) {
             double w = 1 - engine_winrate(p.rule, BLACK, rb.pvs[j].score, rb.pvs[j].mate); /* white's, white to move */
             double gap = fabs(w - 0.5);

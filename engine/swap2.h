@@ -7,11 +7,15 @@
  * stones the first player chooses a colour.
  *
  * How the engine decides, all win rates from engine_winrate of its
- * searches, with the caller's limits for every search:
+ * searches. The caller's time and node limits are for the whole decision:
+ * each search gets a share (its depth limit holds for every search):
  *  - 0 stones: three stones from opening_balanced (the 7x7 centre, kept
- *    within OPENING_BALANCE of even at OPENING_DEPTH; the seed picks
- *    which), then weighed by white's win rate with the caller's limits.
- *  - 3 stones: white's win rate v with white to move. When one colour is
+ *    within OPENING_BALANCE of even at OPENING_DEPTH, or the depth limit
+ *    when lower; the seed picks which), with half the limits; when they
+ *    run out first, the try nearest even. Then weighed by white's win
+ *    rate with the other half.
+ *  - 3 stones: white's win rate v with white to move (a third of the
+ *    limits; the searches for two more stones share the rest). When one colour is
  *    clearly better, |v - 0.5| >= SWAP2_EDGE, take it (play white's best
  *    move, or swap to black). Otherwise neither colour is a clear edge at
  *    this depth: look for two stones that keep the game even (white's
@@ -57,17 +61,22 @@ typedef struct {
     Score place2_score; /* white's view, white to move after the five stones */
     int place2_mate;
     double place2_winrate;
-    int place3_tries;   /* PLACE3: positions the generator tried */
+    int place3_tries;   /* PLACE3: positions the generator tried, */
+    int place3_depth;   /* the depth of its tries, */
+    Score place3_score; /* the kept try's score at that depth (white to move), and */
+    bool place3_nearest; /* whether the limits ran out before a try came within
+                            OPENING_BALANCE of even: the nearest was kept */
     int depth;          /* of the main search */
     uint64_t nodes;     /* over every search */
     bool complete;      /* no search was cut short by a limit or the stop flag */
 } Swap2Decision;
 
 /* Decides for the stones of a swap2 opening (moves alternate from black;
- * n is 0, 3 or 5) with limits for each search (multipv is set here) and,
+ * n is 0, 3 or 5) within limits (shared as above; multipv is set here) and,
  * for 0 stones, seed. Returns POSITION_OK and fills *out; a position
  * problem as engine_analyze (with *index); POSITION_TOO_MANY when n is not
- * 0, 3 or 5; POSITION_FULL when no balanced three stones were found. */
+ * 0, 3 or 5; POSITION_FULL when not one try for three stones finished (the
+ * stop flag, or a node limit below one try's search). */
 PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, int n, const Limits *limits,
                            uint64_t seed, Swap2Decision *out, int *index);
 

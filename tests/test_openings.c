@@ -102,8 +102,9 @@ Test(openings, non_openings_are_not_named)
     cr_assert_not_null(opening_renju_identify(19, at(19, 0, 0), at(19, 0, -1), at(19, 1, -1)));
 }
 
-/* (a hang guard: under the sanitizers this takes 34-38 s alone, and more
- * beside the plain test pass, which ran it past 60 s in CI) */
+/* (a hang guard: under the sanitizers this took 34-38 s alone before the
+ * three-stone tries skipped the root threat searches, and more beside the
+ * plain test pass, which ran it past 60 s in CI) */
 Test(openings, balanced_openings_are_near_even_and_the_same_for_a_seed, .timeout = 180)
 {
     cr_assert(engine_init());
@@ -181,5 +182,68 @@ Test(openings, swap2_round_trip_against_itself, .timeout = 120)
     cr_assert_eq(swap2_decide(e, RULE_STANDARD, 15, strong, 5, &lim, 0, &d, NULL), POSITION_OK);
     cr_assert_eq(d.choice, SWAP2_BLACK, "white to move against an open three is lost: swap");
     cr_assert_eq(swap2_decide(e, RULE_STANDARD, 15, strong, 4, &lim, 0, &d, NULL), POSITION_TOO_MANY);
+    engine_free(e);
+}
+
+/* A time limit stops new tries, not the one under way: the first try
+ * always finishes, and the stats keep the nearest to even of the tries
+ * that did. */
+Test(openings, a_time_limit_lets_the_first_try_finish_and_keeps_the_nearest)
+{
+    cr_assert(engine_init());
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 1});
+    cr_assert_not_null(e);
+    OpeningGenParams p = {.rule = RULE_FREESTYLE, .size = 15, .min_stones = 3, .max_stones = 3, .seed = 2,
+                          .max_tries = 400, .time_ms = 1};
+    BalancedOpening a[3];
+    OpeningGenStats st;
+    opening_balanced(e, &p, a, 3, &st);
+    cr_log_info("first try: %lld nodes", (long long)st.nodes);
+    cr_assert_eq(st.tries, 1, "a depth-4 search takes more than a millisecond");
+    cr_assert(!st.complete);
+    cr_assert(st.has_closest);
+    cr_assert_eq(st.closest.n, 3);
+    cr_assert_eq(st.closest.to_move, WHITE);
+    /* without the limit: the nearest of many tries is at least as near */
+    p.time_ms = 0;
+    p.max_tries = 12;
+    OpeningGenStats all;
+    opening_balanced(e, &p, a, 3, &all);
+    cr_assert_eq(all.tries, 12);
+    cr_assert(abs(all.closest.score - OPENING_EVEN_WHITE) <= abs(st.closest.score - OPENING_EVEN_WHITE),
+              "%d tries: %d, 1 try: %d", all.tries, (int)all.closest.score, (int)st.closest.score);
+    engine_free(e);
+}
+
+/* Swap2 keeps to the caller's limits as a whole: with too few nodes for a
+ * balanced three it places the nearest of its tries, says so, and gives
+ * the same stones for the same seed; a depth limit below the generator's
+ * is its tries' depth too. */
+Test(openings, swap2_places_the_nearest_try_when_the_limits_run_out)
+{
+    cr_assert(engine_init());
+    Engine *e = engine_new(&(EngineOptions){.tt_mib = 1});
+    cr_assert_not_null(e);
+    Swap2Decision d, again, full;
+    Limits lim = {.depth = 4, .nodes = 200000};
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 2, &d, NULL), POSITION_OK);
+    cr_log_info("nearest: %d tries, score %d, %llu nodes", d.place3_tries, (int)d.place3_score,
+                (unsigned long long)d.nodes);
+    cr_assert_eq(d.choice, SWAP2_PLACE3);
+    cr_assert_eq(d.nmoves, 3);
+    cr_assert(d.place3_nearest);
+    cr_assert_eq(d.place3_depth, OPENING_DEPTH);
+    cr_assert_gt(d.place3_tries, 1);
+    cr_assert(abs(d.place3_score - OPENING_EVEN_WHITE) > OPENING_BALANCE, "a balanced try would have been kept: %d",
+              (int)d.place3_score);
+    cr_assert_leq(d.nodes, (uint64_t)lim.nodes + 2000, "%llu nodes", (unsigned long long)d.nodes);
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 2, &again, NULL), POSITION_OK);
+    cr_assert(!memcmp(d.moves, again.moves, sizeof d.moves));
+    /* with the nodes to find one: balanced, at the depth limit when lower */
+    lim = (Limits){.depth = 2};
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 2, &full, NULL), POSITION_OK);
+    cr_assert_not(full.place3_nearest);
+    cr_assert_eq(full.place3_depth, 2);
+    cr_assert(abs(full.place3_score - OPENING_EVEN_WHITE) <= OPENING_BALANCE, "%d", (int)full.place3_score);
     engine_free(e);
 }
