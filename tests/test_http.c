@@ -56,7 +56,11 @@ static void test_config(Config *c)
     c->queue_length = 8;
     c->tt_mib = 1;
     c->default_time_ms = 200;
-    c->max_time_ms = 10000;
+    /* a depth-limited request carries the cap as its time limit (its root
+     * threat searches stop at 15% of it, swap2's tries at half): far above
+     * what a loaded sanitizer run needs, so that depth-limited answers do
+     * not depend on the machine (at 10 s, CI's once did) */
+    c->max_time_ms = 60000;
     c->max_batch = 8;
     c->max_body_bytes = 4096;
     c->retry_after_s = 2;
@@ -260,7 +264,7 @@ Test(http, info_reports_version_rules_sizes_limits_workers_and_queue, .timeout =
                           "\"rules\":[\"freestyle\",\"standard\",\"renju\"]",
                           "\"board_size\":{\"min\":5,\"max\":25,\"default\":15}",
                           "\"default\":{\"time_ms\":200,\"depth\":null,\"nodes\":null}",
-                          "\"max\":{\"time_ms\":10000,\"depth\":64,\"nodes\":100000000,\"multipv\":8}",
+                          "\"max\":{\"time_ms\":60000,\"depth\":64,\"nodes\":100000000,\"multipv\":8}",
                           "\"workers\":2",
                           "\"queue_length\":8",
                           "\"max_batch\":8",
