@@ -21,12 +21,19 @@ const char *swap2_choice_name(Swap2Choice c)
  * least 1 of a limit that is set); the depth and the rest stay. A decision
  * that takes several searches gives each a share, so that all of them
  * together keep to the limits. */
+static int64_t part(int64_t limit, int num, int den)
+{
+    if (limit <= 0) return limit; /* no limit */
+    int64_t p = limit * num / den;
+    return p > 0 ? p : 1;
+}
+
 static Limits share(const Limits *l, int num, int den)
 {
     Limits s = *l;
-    if (s.time_ms > 0) s.time_ms = s.time_ms * num / den > 0 ? s.time_ms * num / den : 1;
-    if (s.optimum_ms > 0) s.optimum_ms = s.optimum_ms * num / den > 0 ? s.optimum_ms * num / den : 1;
-    if (s.nodes > 0) s.nodes = s.nodes * num / den > 0 ? s.nodes * num / den : 1;
+    s.time_ms = part(l->time_ms, num, den);
+    s.optimum_ms = part(l->optimum_ms, num, den);
+    s.nodes = part(l->nodes, num, den);
     return s;
 }
 
@@ -114,9 +121,9 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
     int nwhite = r.npv < SWAP2_WHITE_LINES ? r.npv : SWAP2_WHITE_LINES;
     Limits each = share(limits, 2, 3 * (nwhite > 0 ? nwhite : 1));
     Move whites[SWAP2_WHITE_LINES];
-    for (int i = 0; i < nwhite && i < SWAP2_WHITE_LINES; i++) whites[i] = r.pvs[i].move;
+    for (int i = 0; i < nwhite; i++) whites[i] = r.pvs[i].move;
     double best_gap = 2;
-    for (int i = 0; i < nwhite && i < SWAP2_WHITE_LINES; i++) {
+    for (int i = 0; i < nwhite; i++) {
         if (limits->stop && atomic_load(limits->stop)) break;
         p.nmoves = 4;
         p.moves[3] = whites[i];
