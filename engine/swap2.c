@@ -79,11 +79,11 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
     if (n == 0) {
         /* half the limits for the tries, half to weigh the stones kept;
          * a depth limit below OPENING_DEPTH is the tries' depth too */
-        Limits tries = share(limits, 1, 2), weigh = share(limits, 1, 2);
+        Limits half = share(limits, 1, 2);
         out->place3_depth = limits->depth > 0 && limits->depth < OPENING_DEPTH ? limits->depth : OPENING_DEPTH;
         OpeningGenParams g = {.rule = rule, .size = size, .min_stones = 3, .max_stones = 3, .seed = seed,
                               .depth = out->place3_depth, .max_tries = SWAP2_PLACE3_TRIES,
-                              .max_nodes = tries.nodes, .time_ms = tries.time_ms, .stop = limits->stop};
+                              .max_nodes = half.nodes, .time_ms = half.time_ms, .stop = limits->stop};
         BalancedOpening o;
         OpeningGenStats st;
         int got = opening_balanced(e, &g, &o, 1, &st);
@@ -101,7 +101,7 @@ PositionError swap2_decide(Engine *e, Rule rule, int size, const Move *moves, in
         memcpy(out->moves, o.moves, sizeof o.moves[0] * 3);
         p.nmoves = 3;
         memcpy(p.moves, o.moves, sizeof o.moves[0] * 3);
-        return weigh_white(e, &p, &weigh, 1, &r, out, index);
+        return weigh_white(e, &p, &half, 1, &r, out, index);
     }
 
     /* 3 stones: a third of the limits for white's lines, the rest shared
