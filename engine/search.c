@@ -143,12 +143,12 @@
  * VCT gets only what the iterations leave. */
 #define VCT_OPEN_MAIN_PCT 50
 /* correction history: the static eval plus what the search found it
- * missed in positions of the same threat mask and after the same last
- * move; entries in 1/CORR_GRAIN of a point, saturating at CORR_MAX, each
+ * missed in positions of the same threat mask, after a last move on the
+ * same point, and after a last move of the same pattern codes; entries in 1/CORR_GRAIN of a point, saturating at CORR_MAX, each
  * update (best - eval) * depth / CORR_DEPTH_DIV */
 #define CORR_GRAIN 16
 #define CORR_MAX (256 * CORR_GRAIN)
-#define CORR_DEPTH_DIV 8
+#define CORR_DEPTH_DIV 8          /* (the size of the table by pattern codes: CORR_CODES_BITS, search.h) */
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -346,9 +346,9 @@ static inline void gravity_add(int32_t *v, int bonus, int max)
 }
 
 /* The correction entries of the side to move in the current position
- * (mask: the board's eval_threat_mask): by mask, and by the last move's
- * point when there is one. Returns how many. */
-static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[2])
+ * (mask: the board's eval_threat_mask): by mask, and when there is a last
+ * move, by its point and by its pattern codes. Returns how many. */
+static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[3])
 {
     const Board *b = &e->board;
     int me = b->to_move - 1;
@@ -356,14 +356,19 @@ static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[2])
     entry[0] = &e->corr_mask[me][mask];
     if (last == MOVE_NONE) return 1;
     entry[1] = &e->corr_last[me][last];
-    return 2;
+    /* what the last move did: the pattern codes its point held for the
+     * side that played it and for the side to move */
+    const BoardUndo *u = &b->history[b->nmoves - 1];
+    uint64_t codes = (uint64_t)u->code[1 - me] * PATTERN_CODES + u->code[me] + 1;
+    entry[2] = &e->corr_codes[me][(codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
+    return 3;
 }
 
 /* The static eval corrected by the correction history. */
 static inline Score corrected(Engine *e, Score raw, unsigned mask)
 {
     if (e->disable & ENGINE_NO_CORRECTION) return raw;
-    int32_t *entry[2], c = 0;
+    int32_t *entry[3], c = 0;
     for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) c += *entry[i];
     Score v = raw + c / CORR_GRAIN;
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
@@ -375,7 +380,7 @@ static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score e
     int bonus = (best - eval) * CORR_GRAIN * depth / CORR_DEPTH_DIV;
     if (bonus > CORR_MAX / 4) bonus = CORR_MAX / 4;
     if (bonus < -CORR_MAX / 4) bonus = -CORR_MAX / 4;
-    int32_t *entry[2];
+    int32_t *entry[3];
     for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) gravity_add(entry[i], bonus, CORR_MAX);
 }
 
@@ -1137,6 +1142,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
         memset(e->history, 0, sizeof e->history);
         memset(e->corr_mask, 0, sizeof e->corr_mask);
         memset(e->corr_last, 0, sizeof e->corr_last);
+        memset(e->corr_codes, 0, sizeof e->corr_codes);
     }
     tt_new_search(&e->tt);
 

@@ -17,6 +17,8 @@
 #include "vcf.h"
 
 #define MAX_PLY 128
+/* the correction table by the last move's pattern codes: 2^bits entries a side */
+#define CORR_CODES_BITS 14
 
 typedef struct {
     uint64_t key;  /* the position's Zobrist key; 0 = empty slot */
@@ -61,9 +63,11 @@ struct Engine {
     bool persistent;  /* EngineOptions.persistent */
     int32_t history[2][BOARD_CELLS];
     /* eval corrections learned from the searches' results, per side to
-     * move: by the threat mask (eval.h) and by the last move's point */
+     * move: by the threat mask (eval.h), by the last move's point and by
+     * the pattern codes the last move's point held for both sides (hashed) */
     int32_t corr_mask[2][EVAL_MASKS];
     int32_t corr_last[2][BOARD_CELLS];
+    int32_t corr_codes[2][1 << CORR_CODES_BITS];
     Board board;
     TT tt;
     ThreatEntry *threat_cache;
