@@ -72,9 +72,7 @@ void engine_new_game(Engine *e)
 void engine_clear(Engine *e)
 {
     engine_new_game(e);
-    memset(e->corr_mask, 0, sizeof e->corr_mask);
-    memset(e->corr_last, 0, sizeof e->corr_last);
-    memset(e->corr_codes, 0, sizeof e->corr_codes);
+    memset(&e->corr, 0, sizeof e->corr);
 }
 
 int engine_last_proof(const Engine *e, Move *line)

@@ -144,11 +144,13 @@
 #define VCT_OPEN_MAIN_PCT 50
 /* correction history: the static eval plus what the search found it
  * missed in positions of the same threat mask, after a last move on the
- * same point, and after a last move of the same pattern codes; entries in 1/CORR_GRAIN of a point, saturating at CORR_MAX, each
- * update (best - eval) * depth / CORR_DEPTH_DIV */
+ * same point, and after a last move of the same pattern codes (that
+ * table's size: CORR_CODES_BITS, search.h); entries in 1/CORR_GRAIN of a
+ * point, saturating at CORR_MAX, each update (best - eval) * depth /
+ * CORR_DEPTH_DIV */
 #define CORR_GRAIN 16
 #define CORR_MAX (256 * CORR_GRAIN)
-#define CORR_DEPTH_DIV 8          /* (the size of the table by pattern codes: CORR_CODES_BITS, search.h) */
+#define CORR_DEPTH_DIV 8
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
@@ -353,14 +355,14 @@ static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[3])
     const Board *b = &e->board;
     int me = b->to_move - 1;
     Move last = board_last(b);
-    entry[0] = &e->corr_mask[me][mask];
+    entry[0] = &e->corr.mask[me][mask];
     if (last == MOVE_NONE) return 1;
-    entry[1] = &e->corr_last[me][last];
+    entry[1] = &e->corr.last[me][last];
     /* what the last move did: the pattern codes its point held for the
      * side that played it and for the side to move */
     const BoardUndo *u = &b->history[b->nmoves - 1];
     uint64_t codes = (uint64_t)u->code[1 - me] * PATTERN_CODES + u->code[me] + 1;
-    entry[2] = &e->corr_codes[me][(codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
+    entry[2] = &e->corr.codes[me][(codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
     return 3;
 }
 
@@ -1140,9 +1142,7 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
             for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
     } else {
         memset(e->history, 0, sizeof e->history);
-        memset(e->corr_mask, 0, sizeof e->corr_mask);
-        memset(e->corr_last, 0, sizeof e->corr_last);
-        memset(e->corr_codes, 0, sizeof e->corr_codes);
+        memset(&e->corr, 0, sizeof e->corr);
     }
     tt_new_search(&e->tt);
 

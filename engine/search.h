@@ -64,10 +64,13 @@ struct Engine {
     int32_t history[2][BOARD_CELLS];
     /* eval corrections learned from the searches' results, per side to
      * move: by the threat mask (eval.h), by the last move's point and by
-     * the pattern codes the last move's point held for both sides (hashed) */
-    int32_t corr_mask[2][EVAL_MASKS];
-    int32_t corr_last[2][BOARD_CELLS];
-    int32_t corr_codes[2][1 << CORR_CODES_BITS];
+     * the pattern codes the last move's point held for both sides (hashed);
+     * one struct, so that every clear clears all of them */
+    struct {
+        int32_t mask[2][EVAL_MASKS];
+        int32_t last[2][BOARD_CELLS];
+        int32_t codes[2][1 << CORR_CODES_BITS];
+    } corr;
     Board board;
     TT tt;
     ThreatEntry *threat_cache;
