@@ -51,8 +51,20 @@
 #define LMR_BASE 0.0
 #define LMR_DIV 1.3
 #define LMR_HISTORY_DIV 4096      /* one ply less per this much history */
-#define LMR_CUT_NODE 1            /* more at an expected cut node, for a move that is not a killer */
+#define LMR_CUT_NODE 2            /* more at an expected cut node, for a move that is not a killer */
 #define LMR_NOT_IMPROVING 1       /* more at a non-PV node whose eval does not improve, when r > 1 */
+/* ...and in a move to play, one ply less per LMR_CORRECTION_DIV of the
+ *    correction history's change to the node's eval (an eval the search
+ *    keeps correcting is one to trust less, as Stockfish's correction
+ *    term); analysis keeps its trees, which the tests' mates need */
+#define LMR_CORRECTION_DIV 256
+/* ...and in a move to play, a PV node whose alpha a move raised (depth
+ *    ALPHA_RAISED_MIN_DEPTH to ALPHA_RAISED_MAX_DEPTH, the score within
+ *    ALPHA_RAISED_MAX_SCORE) searches its later moves a ply shallower, as
+ *    Rapfi and Stockfish do. These three together: docs/engine.md, stop 90 */
+#define ALPHA_RAISED_MIN_DEPTH 3
+#define ALPHA_RAISED_MAX_DEPTH 11
+#define ALPHA_RAISED_MAX_SCORE 2000
 #define FAIL_HIGH_MARGIN 15       /* per ply: a cut node this far above beta reduces moves weaker than a four */
 /* step 7, ProbCut: at a non-PV node of PROBCUT_MIN_DEPTH or more whose
  *    eval beats beta, a child search PROBCUT_REDUCTION plies shallower of
@@ -568,6 +580,7 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *      (ENGINE_NO_PROBCUT)
  *   8. per move: move-count pruning      (ENGINE_NO_MOVECOUNT)
  *                fail-high reduction     (ENGINE_NO_FAIL_HIGH)
+ *                alpha-raised reduction  (a move to play's PV nodes)
  *                late move reductions    (ENGINE_NO_LMR)
  *                PVS with re-searches
  *   9. history and killers, correction history, table store
@@ -611,6 +624,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
          (t.bound == BOUND_UPPER && t.score < eval)))
         eval = t.score;
     bool improving = ply >= 2 && static_eval > e->eval[ply - 2];
+    int unsure = e->play ? abs(static_eval - raw_eval) / LMR_CORRECTION_DIV : 0;
     bool threatened = must_block || b->tcount[opp - 1][T_F4] > 0;
     bool prune = !pv_node && !threatened && beta < SCORE_MATE_MIN && alpha > -SCORE_MATE_MIN;
 
@@ -666,7 +680,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
     Move quiets[BOARD_MAX_MOVES];
-    int nquiets = 0, searched = 0;
+    int nquiets = 0, searched = 0, shallower = 0;
     for (int i = 0; i < n; i++) {
         /* (a move holds when it scores better than a likely loss) */
         if (i >= limit && best > QS_LIKELY_LOST) break;
@@ -679,8 +693,9 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         /* 8. move-count pruning: fours and double threats of the side to move stay */
         if (may_lmp && searched >= lmp && best > QS_LIKELY_LOST && own < T_F3P) continue;
 
-        /* 8. fail-high reduction: one ply for every move weaker than a four */
-        int child = depth - 1 + ext, reduction = 0;
+        /* 8. fail-high reduction: one ply for every move weaker than a four;
+         *    alpha-raised reduction: one ply after a move raised alpha */
+        int child = depth - 1 + ext - shallower, reduction = 0;
         if (likely_fail_high && own < T_B4) child--;
 
         /* 8. late move reductions */
@@ -692,7 +707,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 if (!pv_node && !improving && reduction > 1) reduction += LMR_NOT_IMPROVING;
                 if (cut_node && !killer) reduction += LMR_CUT_NODE;
             }
-            reduction -= pv_node;
+            reduction -= pv_node + unsure;
             if (killer) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
             if (reduction > child - 1) reduction = child - 1;
@@ -718,6 +733,9 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             if (s > alpha) {
                 alpha = s;
                 pv_update(e, ply, m);
+                if (e->play && pv_node && s < beta && depth >= ALPHA_RAISED_MIN_DEPTH && depth <= ALPHA_RAISED_MAX_DEPTH &&
+                    s < ALPHA_RAISED_MAX_SCORE && s > -ALPHA_RAISED_MAX_SCORE)
+                    shallower = 1;
                 if (s >= beta) {
                     /* 9. */
                     if (quiet) reward(e, m, depth, ply, quiets, nquiets);
