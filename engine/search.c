@@ -676,6 +676,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
     bool may_lmp = kind == GEN_ALL && !pv_node && depth <= LMP_MAX_DEPTH && !(e->disable & ENGINE_NO_MOVECOUNT);
     bool likely_fail_high = cut_node && !must_block && eval >= beta + FAIL_HIGH_MARGIN * depth &&
                             !(e->disable & ENGINE_NO_FAIL_HIGH);
+    bool may_shallow = e->play && pv_node && depth >= ALPHA_RAISED_MIN_DEPTH && depth <= ALPHA_RAISED_MAX_DEPTH;
 
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
@@ -733,9 +734,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             if (s > alpha) {
                 alpha = s;
                 pv_update(e, ply, m);
-                if (e->play && pv_node && s < beta && depth >= ALPHA_RAISED_MIN_DEPTH && depth <= ALPHA_RAISED_MAX_DEPTH &&
-                    s < ALPHA_RAISED_MAX_SCORE && s > -ALPHA_RAISED_MAX_SCORE)
-                    shallower = 1;
+                if (may_shallow && s < ALPHA_RAISED_MAX_SCORE && s > -ALPHA_RAISED_MAX_SCORE) shallower = 1;
                 if (s >= beta) {
                     /* 9. */
                     if (quiet) reward(e, m, depth, ply, quiets, nquiets);
