@@ -58,6 +58,11 @@
  *    keeps correcting is one to trust less, as Stockfish's correction
  *    term); analysis keeps its trees, which the tests' mates need */
 #define LMR_CORRECTION_DIV 256
+/* ...and in a move to play, a four that blocks no four of the opponent's
+ *    and makes no open three (an idle four) is reduced like the moves
+ *    above, and a single open three that follows the side's own three or
+ *    more two plies before (a continued attack, as Rapfi's) a ply less */
+#define LMR_CONTINUED_ATTACK 1
 /* ...and in a move to play, a PV node whose alpha a move raised (depth
  *    ALPHA_RAISED_MIN_DEPTH to ALPHA_RAISED_MAX_DEPTH, the score within
  *    ALPHA_RAISED_MAX_SCORE) searches its later moves a ply shallower, as
@@ -660,6 +665,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             Move m = mv[i].move;
             if (!search_probcut_candidate(b, m)) continue;
             tried++;
+            e->made[ply] = (uint8_t)board_threat(b, m, me);
             board_play(b, m);
             Score s = -negamax(e, depth - 1 - PROBCUT_REDUCTION, ply + 1, -rbeta, -rbeta + 1, false, !cut_node);
             board_undo(b);
@@ -689,7 +695,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         Move m = mv[i].move;
         Threat own = board_threat(b, m, me), theirs = board_threat(b, m, opp);
         bool quiet = own < T_F3 && theirs < T_F3;
-        bool reducible = own < T_F3P && theirs < T_B4;
+        bool reducible = (own < T_F3P || (e->play && (own == T_B4 || own == T_B4P))) && theirs < T_B4;
 
         /* 8. move-count pruning: fours and double threats of the side to move stay */
         if (may_lmp && searched >= lmp && best > QS_LIKELY_LOST && own < T_F3P) continue;
@@ -709,6 +715,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 if (cut_node && !killer) reduction += LMR_CUT_NODE;
             }
             reduction -= pv_node + unsure;
+            if (e->play && own == T_F3 && ply >= 2 && e->made[ply - 2] >= T_F3) reduction -= LMR_CONTINUED_ATTACK;
             if (killer) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
             if (reduction > child - 1) reduction = child - 1;
@@ -716,6 +723,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         }
 
         tt_prefetch(&e->tt, board_key_after(b, m));
+        e->made[ply] = (uint8_t)own;
         board_play(b, m);
         Score s;
         if (searched == 0 || (e->disable & ENGINE_NO_PVS)) {
@@ -764,6 +772,7 @@ static Score root_search(Engine *e, int depth, Score alpha, Score beta, int firs
     e->pvlen[0] = 0;
     for (int i = first; i < e->nroot; i++) {
         Move m = e->root[i].move;
+        e->made[0] = (uint8_t)board_threat(b, m, b->to_move);
         board_play(b, m);
         Score s;
         if (i == first || (e->disable & ENGINE_NO_PVS)) {
