@@ -61,7 +61,8 @@
 /* ...and in a move to play, a four that blocks no four of the opponent's
  *    and makes no open three (an idle four) is reduced like the moves
  *    above, and a single open three that follows the side's own three or
- *    more two plies before (a continued attack, as Rapfi's) a ply less */
+ *    more two plies before (a continued attack, as Rapfi's) a ply less.
+ *    These two together: docs/engine.md, stop 91 */
 #define LMR_CONTINUED_ATTACK 1
 /* ...and in a move to play, a PV node whose alpha a move raised (depth
  *    ALPHA_RAISED_MIN_DEPTH to ALPHA_RAISED_MAX_DEPTH, the score within
