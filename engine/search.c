@@ -666,7 +666,6 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             Move m = mv[i].move;
             if (!search_probcut_candidate(b, m)) continue;
             tried++;
-            e->made[ply] = (uint8_t)board_threat(b, m, me);
             board_play(b, m);
             Score s = -negamax(e, depth - 1 - PROBCUT_REDUCTION, ply + 1, -rbeta, -rbeta + 1, false, !cut_node);
             board_undo(b);
@@ -716,7 +715,10 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 if (cut_node && !killer) reduction += LMR_CUT_NODE;
             }
             reduction -= pv_node + unsure;
-            if (e->play && own == T_F3 && ply >= 2 && e->made[ply - 2] >= T_F3) reduction -= LMR_CONTINUED_ATTACK;
+            /* (the board keeps what each move's point held before it, so
+             *  the side's move two plies back is read there) */
+            if (e->play && own == T_F3 && ply >= 2 && b->history[b->nmoves - 2].threat[me - 1] >= T_F3)
+                reduction -= LMR_CONTINUED_ATTACK;
             if (killer) reduction--;
             if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
             if (reduction > child - 1) reduction = child - 1;
@@ -724,7 +726,6 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         }
 
         tt_prefetch(&e->tt, board_key_after(b, m));
-        e->made[ply] = (uint8_t)own;
         board_play(b, m);
         Score s;
         if (searched == 0 || (e->disable & ENGINE_NO_PVS)) {
@@ -773,7 +774,6 @@ static Score root_search(Engine *e, int depth, Score alpha, Score beta, int firs
     e->pvlen[0] = 0;
     for (int i = first; i < e->nroot; i++) {
         Move m = e->root[i].move;
-        e->made[0] = (uint8_t)board_threat(b, m, b->to_move);
         board_play(b, m);
         Score s;
         if (i == first || (e->disable & ENGINE_NO_PVS)) {

@@ -53,7 +53,6 @@ struct Engine {
     bool first_iteration; /* limits are not polled until depth 1 is done */
     Move killers[MAX_PLY][2];
     Score eval[MAX_PLY + 1]; /* static eval by ply (from the side to move there) */
-    uint8_t made[MAX_PLY + 1]; /* the threat the move searched at each ply makes for its side (Threat) */
     int pvlen[MAX_PLY];
     Move pv[MAX_PLY][MAX_PLY];
     RootMove root[BOARD_MAX_MOVES];
