@@ -52,6 +52,7 @@ enum {
     ENGINE_NO_FAIL_HIGH = 512,  /* no fail-high reduction at cut nodes */
     ENGINE_NO_CORRECTION = 1024, /* no correction history on the static eval */
     ENGINE_NO_PROBCUT = 2048,    /* no ProbCut */
+    ENGINE_NO_ATTACK_HISTORY = 4096, /* threes and plain fours ordered by the quiet moves' history */
 };
 
 typedef struct {

@@ -162,8 +162,9 @@
 #define VCT_OPEN_MAIN_PCT 50
 /* correction history: the static eval plus what the search found it
  * missed in positions of the same threat mask, after a last move on the
- * same point, and after a last move of the same pattern codes (that
- * table's size: CORR_CODES_BITS, search.h); entries in 1/CORR_GRAIN of a
+ * same point, after a last move of the same pattern codes, and after an
+ * own last move (two plies back) of the same pattern codes (the two code
+ * tables' size: CORR_CODES_BITS, search.h); entries in 1/CORR_GRAIN of a
  * point, saturating at CORR_MAX, each update (best - eval) * depth /
  * CORR_DEPTH_DIV */
 #define CORR_GRAIN 16
@@ -172,6 +173,11 @@
 #define HISTORY_MAX 8192          /* history saturates at +-HISTORY_MAX (gravity update) */
 #define HISTORY_BONUS_MAX 1200
 #define HISTORY_DIV 32            /* history's weight in quiet-move order */
+/* the attack history: threes and plain fours (own threat T_F3 to T_B4P)
+ * that cut off at a node without a threat against the side to move, kept
+ * apart from the quiet moves' history at the same point, as Rapfi keeps
+ * them; those moves are ordered by it */
+#define ATTACK_HISTORY_DIV 32     /* its weight in their order */
 /* Move order classes: each class outranks every score of the classes below. */
 #define ORDER_TT (1 << 30)
 #define ORDER_FOUR (1 << 28)      /* a four that also makes a three, or a straight four */
@@ -368,7 +374,7 @@ static inline void gravity_add(int32_t *v, int bonus, int max)
 /* The correction entries of the side to move in the current position
  * (mask: the board's eval_threat_mask): by mask, and when there is a last
  * move, by its point and by its pattern codes. Returns how many. */
-static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[3])
+static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[4])
 {
     const Board *b = &e->board;
     int me = b->to_move - 1;
@@ -377,18 +383,23 @@ static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[3])
     if (last == MOVE_NONE) return 1;
     entry[1] = &e->corr.last[me][last];
     /* what the last move did: the pattern codes its point held for the
-     * side that played it and for the side to move */
+     * side that played it and for the side to move; then the same of the
+     * side to move's own last move */
     const BoardUndo *u = &b->history[b->nmoves - 1];
     uint64_t codes = (uint64_t)u->code[1 - me] * PATTERN_CODES + u->code[me] + 1;
     entry[2] = &e->corr.codes[me][(codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
-    return 3;
+    if (b->nmoves < 2) return 3;
+    const BoardUndo *o = &b->history[b->nmoves - 2];
+    uint64_t own = (uint64_t)o->code[me] * PATTERN_CODES + o->code[1 - me] + 1;
+    entry[3] = &e->corr.own[me][(own * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
+    return 4;
 }
 
 /* The static eval corrected by the correction history. */
 static inline Score corrected(Engine *e, Score raw, unsigned mask)
 {
     if (e->disable & ENGINE_NO_CORRECTION) return raw;
-    int32_t *entry[3], c = 0;
+    int32_t *entry[4], c = 0;
     for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) c += *entry[i];
     Score v = raw + c / CORR_GRAIN;
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
@@ -400,7 +411,7 @@ static void corr_update(Engine *e, unsigned mask, int depth, Score best, Score e
     int bonus = (best - eval) * CORR_GRAIN * depth / CORR_DEPTH_DIV;
     if (bonus > CORR_MAX / 4) bonus = CORR_MAX / 4;
     if (bonus < -CORR_MAX / 4) bonus = -CORR_MAX / 4;
-    int32_t *entry[3];
+    int32_t *entry[4];
     for (int i = 0, n = corr_entries(e, mask, entry); i < n; i++) gravity_add(entry[i], bonus, CORR_MAX);
 }
 
@@ -539,6 +550,13 @@ static inline int lmr_at(int d, int n)
     return lmr_table[d < LMR_TABLE ? d : LMR_TABLE - 1][n < LMR_TABLE ? n : LMR_TABLE - 1];
 }
 
+/* A move of the attack history: a three or a four outside the four class
+ * (a four-three and a straight four are ordered by class). */
+static inline bool is_attack(const Engine *e, Threat own)
+{
+    return !(e->disable & ENGINE_NO_ATTACK_HISTORY) && own >= T_F3 && own != T_B4F3 && own != T_F4 && own != T_FIVE;
+}
+
 /* Adds the order classes to the generator's scores (moves are then picked
  * best first, lazily: most nodes cut off after a move or two). A plain four
  * is ordered by its score like any move: most of them only waste a tempo. */
@@ -553,16 +571,34 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
         if (m == tt_move) mv[i].score = ORDER_TT;
         else if (t == T_B4F3 || t == T_F4) mv[i].score += ORDER_FOUR;
         else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
+        else if (is_attack(e, t)) mv[i].score += e->attack_history[me][m] / ATTACK_HISTORY_DIV;
         else mv[i].score += e->history[me][m] / HISTORY_DIV;
     }
+}
+
+static inline int history_bonus(int depth)
+{
+    int bonus = depth * depth * 16;
+    return bonus > HISTORY_BONUS_MAX ? HISTORY_BONUS_MAX : bonus;
+}
+
+/* A cutoff at a node without a threat against the side to move: the
+ * attack that cut (m, or MOVE_NONE when a quiet move or a four of the
+ * four class did) is rewarded, the attacks tried before it penalised. */
+static void reward_attacks(Engine *e, Move m, int depth, const Move *tried, int ntried)
+{
+    int me = e->board.to_move - 1;
+    int bonus = history_bonus(depth);
+    if (m != MOVE_NONE) gravity_add(&e->attack_history[me][m], bonus, HISTORY_MAX);
+    for (int i = 0; i < ntried; i++)
+        if (tried[i] != m) gravity_add(&e->attack_history[me][tried[i]], -bonus, HISTORY_MAX);
 }
 
 /* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
 static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)
 {
     int me = e->board.to_move - 1;
-    int bonus = depth * depth * 16;
-    if (bonus > HISTORY_BONUS_MAX) bonus = HISTORY_BONUS_MAX;
+    int bonus = history_bonus(depth);
     gravity_add(&e->history[me][m], bonus, HISTORY_MAX);
     for (int i = 0; i < ntried; i++)
         if (tried[i] != m) gravity_add(&e->history[me][tried[i]], -bonus, HISTORY_MAX);
@@ -589,7 +625,8 @@ static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int
  *                alpha-raised reduction  (a move to play's PV nodes)
  *                late move reductions    (ENGINE_NO_LMR)
  *                PVS with re-searches
- *   9. history and killers, correction history, table store
+ *   9. history and killers, attack history (ENGINE_NO_ATTACK_HISTORY),
+ *      correction history, table store
  * Pruning (5, 6, 7, 8) happens only where the opponent threatens nothing: no
  * five and no straight four to make. The fail-high reduction needs only no
  * five to block, and the reductions never take a ply from a four-three or
@@ -686,8 +723,8 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
 
     Score alpha0 = alpha, best = -SCORE_INF;
     Move best_move = MOVE_NONE;
-    Move quiets[BOARD_MAX_MOVES];
-    int nquiets = 0, searched = 0, shallower = 0;
+    Move quiets[BOARD_MAX_MOVES], attacks[BOARD_MAX_MOVES];
+    int nquiets = 0, nattacks = 0, searched = 0, shallower = 0;
     for (int i = 0; i < n; i++) {
         /* (a move holds when it scores better than a likely loss) */
         if (i >= limit && best > QS_LIKELY_LOST) break;
@@ -748,11 +785,13 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 if (s >= beta) {
                     /* 9. */
                     if (quiet) reward(e, m, depth, ply, quiets, nquiets);
+                    if (!threatened) reward_attacks(e, is_attack(e, own) ? m : MOVE_NONE, depth, attacks, nattacks);
                     break;
                 }
             }
         }
         if (quiet) quiets[nquiets++] = m;
+        else if (is_attack(e, own)) attacks[nattacks++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
     /* 9. correction history: from quiet results only (no threat against
@@ -1166,9 +1205,13 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     }
     if (e->persistent) {
         for (int c = 0; c < 2; c++)
-            for (int i = 0; i < BOARD_CELLS; i++) e->history[c][i] /= 2;
+            for (int i = 0; i < BOARD_CELLS; i++) {
+                e->history[c][i] /= 2;
+                e->attack_history[c][i] /= 2;
+            }
     } else {
         memset(e->history, 0, sizeof e->history);
+        memset(e->attack_history, 0, sizeof e->attack_history);
         memset(&e->corr, 0, sizeof e->corr);
     }
     tt_new_search(&e->tt);

@@ -61,15 +61,18 @@ struct Engine {
     unsigned disable; /* ENGINE_NO_* */
     const EngineBook *book; /* engine_set_book; may be NULL */
     bool persistent;  /* EngineOptions.persistent */
-    int32_t history[2][BOARD_CELLS];
+    int32_t history[2][BOARD_CELLS];        /* quiet moves that cut off, per side and point */
+    int32_t attack_history[2][BOARD_CELLS]; /* threes and plain fours that cut off */
     /* eval corrections learned from the searches' results, per side to
-     * move: by the threat mask (eval.h), by the last move's point and by
-     * the pattern codes the last move's point held for both sides (hashed);
+     * move: by the threat mask (eval.h), by the last move's point, by the
+     * pattern codes the last move's point held for both sides (hashed) and
+     * by those of the side to move's own last move, two plies back;
      * one struct, so that every clear clears all of them */
     struct {
         int32_t mask[2][EVAL_MASKS];
         int32_t last[2][BOARD_CELLS];
         int32_t codes[2][1 << CORR_CODES_BITS];
+        int32_t own[2][1 << CORR_CODES_BITS];
     } corr;
     Board board;
     TT tt;

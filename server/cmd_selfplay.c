@@ -10,7 +10,8 @@
  *                    [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE]
  *                    [--a-level N] [--b-level N]
  * FEATURES: "all" or a comma list of nopvs, nott, noordering, nothreats, nohorizon,
- *           nofutility, nomovecount, nolmr, nomovecheck, nofailhigh, nocorrection, noprobcut;
+ *           nofutility, nomovecount, nolmr, nomovecheck, nofailhigh, nocorrection, noprobcut,
+ *           noattackhistory;
  * "plain" means nopvs,nott,noordering (plain alpha-beta with static order).
  *
  * With --nodes every search is single-threaded and node-limited, and both
@@ -224,6 +225,7 @@ static bool parse_features(const char *s, unsigned *out)
         else if (!strcmp(tok, "nofailhigh")) *out |= ENGINE_NO_FAIL_HIGH;
         else if (!strcmp(tok, "nocorrection")) *out |= ENGINE_NO_CORRECTION;
         else if (!strcmp(tok, "noprobcut")) *out |= ENGINE_NO_PROBCUT;
+        else if (!strcmp(tok, "noattackhistory")) *out |= ENGINE_NO_ATTACK_HISTORY;
         else if (!strcmp(tok, "plain")) *out |= ENGINE_NO_PVS | ENGINE_NO_TT | ENGINE_NO_ORDERING;
         else return false;
     }
@@ -366,7 +368,8 @@ static const char usage[] =
     "                        [--rule freestyle|standard|renju] [--threads N] [--max-moves N]\n"
     "                        [--sprt ELO0,ELO1 [--alpha A] [--beta B]] [--log FILE]\n"
     "FEATURES: all, or a comma list of nopvs, nott, noordering, nothreats, nohorizon,\n"
-                   "          nofutility, nomovecount, nolmr, nomovecheck, nofailhigh, nocorrection, noprobcut, plain\n"
+                   "          nofutility, nomovecount, nolmr, nomovecheck, nofailhigh, nocorrection, noprobcut,\n"
+                   "          noattackhistory, plain\n"
     "  --time-ms MS      time per move (default 50)\n"
     "  --nodes N         N nodes per move instead of a time: the same command plays the same games\n"
     "  --games N         games, two per opening with colours swapped (default 32); with --sprt the\n"

@@ -593,6 +593,13 @@ Test(search, the_correction_history_shrinks_the_tree_and_keeps_the_tactics)
     shrinks_the_tree_and_keeps_the_tactics(ENGINE_NO_CORRECTION, 9, "the correction history");
 }
 
+/* The attack history orders threes and plain fours by how often each cut
+ * off, apart from the quiet moves' history. */
+Test(search, the_attack_history_shrinks_the_tree_and_keeps_the_tactics)
+{
+    shrinks_the_tree_and_keeps_the_tactics(ENGINE_NO_ATTACK_HISTORY, 11, "the attack history");
+}
+
 /* ProbCut: a reduced search that beats beta by a margin stands for a deep
  * non-PV node's result (it needs depth 5, so the test trees are deeper).
  * Tried only on threat moves, it cuts seldom and does not make these trees
