@@ -193,7 +193,7 @@ Test(openings, a_time_limit_lets_the_first_try_finish_and_keeps_the_nearest)
     cr_assert(engine_init());
     Engine *e = engine_new(&(EngineOptions){.tt_mib = 1});
     cr_assert_not_null(e);
-    OpeningGenParams p = {.rule = RULE_FREESTYLE, .size = 15, .min_stones = 3, .max_stones = 3, .seed = 3,
+    OpeningGenParams p = {.rule = RULE_FREESTYLE, .size = 15, .min_stones = 3, .max_stones = 3, .seed = 2,
                           .max_tries = 400, .time_ms = 1};
     BalancedOpening a[3];
     OpeningGenStats st;
@@ -226,7 +226,7 @@ Test(openings, swap2_places_the_nearest_try_when_the_limits_run_out)
     cr_assert_not_null(e);
     Swap2Decision d, again, full;
     Limits lim = {.depth = 4, .nodes = 200000};
-    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 18, &d, NULL), POSITION_OK);
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 21, &d, NULL), POSITION_OK);
     cr_log_info("nearest: %d tries, score %d, %llu nodes", d.place3_tries, (int)d.place3_score,
                 (unsigned long long)d.nodes);
     cr_assert_eq(d.choice, SWAP2_PLACE3);
@@ -237,11 +237,11 @@ Test(openings, swap2_places_the_nearest_try_when_the_limits_run_out)
     cr_assert(abs(d.place3_score - OPENING_EVEN_WHITE) > OPENING_BALANCE, "a balanced try would have been kept: %d",
               (int)d.place3_score);
     cr_assert_leq(d.nodes, (uint64_t)lim.nodes + 2000, "%llu nodes", (unsigned long long)d.nodes);
-    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 18, &again, NULL), POSITION_OK);
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 21, &again, NULL), POSITION_OK);
     cr_assert(!memcmp(d.moves, again.moves, sizeof d.moves));
     /* with the nodes to find one: balanced, at the depth limit when lower */
     lim = (Limits){.depth = 2};
-    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 18, &full, NULL), POSITION_OK);
+    cr_assert_eq(swap2_decide(e, RULE_FREESTYLE, 15, NULL, 0, &lim, 21, &full, NULL), POSITION_OK);
     cr_assert_not(full.place3_nearest);
     cr_assert_eq(full.place3_depth, 2);
     cr_assert(abs(full.place3_score - OPENING_EVEN_WHITE) <= OPENING_BALANCE, "%d", (int)full.place3_score);
