@@ -372,8 +372,9 @@ static inline void gravity_add(int32_t *v, int bonus, int max)
 }
 
 /* The correction entries of the side to move in the current position
- * (mask: the board's eval_threat_mask): by mask, and when there is a last
- * move, by its point and by its pattern codes. Returns how many. */
+ * (mask: the board's eval_threat_mask): by mask; when there is a last
+ * move, by its point and by its pattern codes; when the side to move has
+ * a last move too, by that move's pattern codes. Returns how many. */
 static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[4])
 {
     const Board *b = &e->board;
@@ -576,6 +577,7 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
     }
 }
 
+/* Both histories' reward for a cutoff at depth. */
 static inline int history_bonus(int depth)
 {
     int bonus = depth * depth * 16;
