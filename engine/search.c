@@ -371,6 +371,14 @@ static inline void gravity_add(int32_t *v, int bonus, int max)
     *v += bonus - *v * (bonus < 0 ? -bonus : bonus) / max;
 }
 
+/* A move's slot in a code table: the pattern codes its point held for the
+ * side that played it (mover) and for the other side, hashed. */
+static inline unsigned corr_codes_slot(const BoardUndo *u, int mover)
+{
+    uint64_t codes = (uint64_t)u->code[mover] * PATTERN_CODES + u->code[1 - mover] + 1;
+    return (unsigned)((codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS));
+}
+
 /* The correction entries of the side to move in the current position
  * (mask: the board's eval_threat_mask): by mask; when there is a last
  * move, by its point and by its pattern codes; when the side to move has
@@ -386,13 +394,9 @@ static inline int corr_entries(Engine *e, unsigned mask, int32_t *entry[4])
     /* what the last move did: the pattern codes its point held for the
      * side that played it and for the side to move; then the same of the
      * side to move's own last move */
-    const BoardUndo *u = &b->history[b->nmoves - 1];
-    uint64_t codes = (uint64_t)u->code[1 - me] * PATTERN_CODES + u->code[me] + 1;
-    entry[2] = &e->corr.codes[me][(codes * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
+    entry[2] = &e->corr.codes[me][corr_codes_slot(&b->history[b->nmoves - 1], 1 - me)];
     if (b->nmoves < 2) return 3;
-    const BoardUndo *o = &b->history[b->nmoves - 2];
-    uint64_t own = (uint64_t)o->code[me] * PATTERN_CODES + o->code[1 - me] + 1;
-    entry[3] = &e->corr.own[me][(own * 0x9E3779B97F4A7C15ull) >> (64 - CORR_CODES_BITS)];
+    entry[3] = &e->corr.own[me][corr_codes_slot(&b->history[b->nmoves - 2], me)];
     return 4;
 }
 
@@ -584,26 +588,28 @@ static inline int history_bonus(int depth)
     return bonus > HISTORY_BONUS_MAX ? HISTORY_BONUS_MAX : bonus;
 }
 
+/* One history table (a side's) after a cutoff: the move that cut (unless
+ * MOVE_NONE) rewarded, the other moves tried before it penalised. */
+static void history_update(int32_t *table, Move m, int depth, const Move *tried, int ntried)
+{
+    int bonus = history_bonus(depth);
+    if (m != MOVE_NONE) gravity_add(&table[m], bonus, HISTORY_MAX);
+    for (int i = 0; i < ntried; i++)
+        if (tried[i] != m) gravity_add(&table[tried[i]], -bonus, HISTORY_MAX);
+}
+
 /* A cutoff at a node without a threat against the side to move: the
  * attack that cut (m, or MOVE_NONE when a quiet move or a four of the
  * four class did) is rewarded, the attacks tried before it penalised. */
 static void reward_attacks(Engine *e, Move m, int depth, const Move *tried, int ntried)
 {
-    int me = e->board.to_move - 1;
-    int bonus = history_bonus(depth);
-    if (m != MOVE_NONE) gravity_add(&e->attack_history[me][m], bonus, HISTORY_MAX);
-    for (int i = 0; i < ntried; i++)
-        if (tried[i] != m) gravity_add(&e->attack_history[me][tried[i]], -bonus, HISTORY_MAX);
+    history_update(e->attack_history[e->board.to_move - 1], m, depth, tried, ntried);
 }
 
 /* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
 static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)
 {
-    int me = e->board.to_move - 1;
-    int bonus = history_bonus(depth);
-    gravity_add(&e->history[me][m], bonus, HISTORY_MAX);
-    for (int i = 0; i < ntried; i++)
-        if (tried[i] != m) gravity_add(&e->history[me][tried[i]], -bonus, HISTORY_MAX);
+    history_update(e->history[e->board.to_move - 1], m, depth, tried, ntried);
     if (e->killers[ply][0] != m) {
         e->killers[ply][1] = e->killers[ply][0];
         e->killers[ply][0] = m;
@@ -733,7 +739,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
         pick(mv, n, i);
         Move m = mv[i].move;
         Threat own = board_threat(b, m, me), theirs = board_threat(b, m, opp);
-        bool quiet = own < T_F3 && theirs < T_F3;
+        bool quiet = own < T_F3 && theirs < T_F3, attack = is_attack(e, own);
         bool reducible = (own < T_F3P || (e->play && (own == T_B4 || own == T_B4P))) && theirs < T_B4;
 
         /* 8. move-count pruning: fours and double threats of the side to move stay */
@@ -787,13 +793,13 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
                 if (s >= beta) {
                     /* 9. */
                     if (quiet) reward(e, m, depth, ply, quiets, nquiets);
-                    if (!threatened) reward_attacks(e, is_attack(e, own) ? m : MOVE_NONE, depth, attacks, nattacks);
+                    if (!threatened) reward_attacks(e, attack ? m : MOVE_NONE, depth, attacks, nattacks);
                     break;
                 }
             }
         }
         if (quiet) quiets[nquiets++] = m;
-        else if (is_attack(e, own)) attacks[nattacks++] = m;
+        else if (attack) attacks[nattacks++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
     /* 9. correction history: from quiet results only (no threat against
