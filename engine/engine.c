@@ -63,8 +63,7 @@ void engine_free(Engine *e)
 void engine_new_game(Engine *e)
 {
     tt_clear(&e->tt);
-    memset(e->history, 0, sizeof e->history);
-    memset(e->attack_history, 0, sizeof e->attack_history);
+    memset(&e->hist, 0, sizeof e->hist);
     memset(e->threat_cache, 0, (e->threat_mask + 1) * sizeof *e->threat_cache);
     memset(e->quiet_answers, 0, (e->answers_mask + 1) * sizeof *e->quiet_answers);
     if (e->proofs) memset(e->proofs, 0, (e->proofs_mask + 1) * sizeof *e->proofs);

@@ -576,8 +576,8 @@ static void order_moves(Engine *e, ScoredMove *mv, int n, Move tt_move, int ply)
         if (m == tt_move) mv[i].score = ORDER_TT;
         else if (t == T_B4F3 || t == T_F4) mv[i].score += ORDER_FOUR;
         else if (m == e->killers[ply][0] || m == e->killers[ply][1]) mv[i].score += ORDER_KILLER;
-        else if (is_attack(e, t)) mv[i].score += e->attack_history[me][m] / ATTACK_HISTORY_DIV;
-        else mv[i].score += e->history[me][m] / HISTORY_DIV;
+        else if (is_attack(e, t)) mv[i].score += e->hist.attack[me][m] / ATTACK_HISTORY_DIV;
+        else mv[i].score += e->hist.quiet[me][m] / HISTORY_DIV;
     }
 }
 
@@ -603,13 +603,13 @@ static void history_update(int32_t *table, Move m, int depth, const Move *tried,
  * four class did) is rewarded, the attacks tried before it penalised. */
 static void reward_attacks(Engine *e, Move m, int depth, const Move *tried, int ntried)
 {
-    history_update(e->attack_history[e->board.to_move - 1], m, depth, tried, ntried);
+    history_update(e->hist.attack[e->board.to_move - 1], m, depth, tried, ntried);
 }
 
 /* A quiet move cut off: reward it, penalise the quiet moves tried before it. */
 static void reward(Engine *e, Move m, int depth, int ply, const Move *tried, int ntried)
 {
-    history_update(e->history[e->board.to_move - 1], m, depth, tried, ntried);
+    history_update(e->hist.quiet[e->board.to_move - 1], m, depth, tried, ntried);
     if (e->killers[ply][0] != m) {
         e->killers[ply][1] = e->killers[ply][0];
         e->killers[ply][0] = m;
@@ -765,7 +765,7 @@ static Score negamax(Engine *e, int depth, int ply, Score alpha, Score beta, boo
             if (e->play && own == T_F3 && ply >= 2 && b->history[b->nmoves - 2].threat[me - 1] >= T_F3)
                 reduction -= LMR_CONTINUED_ATTACK;
             if (killer) reduction--;
-            if (quiet && e->history[me - 1][m] > 0) reduction -= e->history[me - 1][m] / LMR_HISTORY_DIV;
+            if (quiet && e->hist.quiet[me - 1][m] > 0) reduction -= e->hist.quiet[me - 1][m] / LMR_HISTORY_DIV;
             if (reduction > child - 1) reduction = child - 1;
             if (reduction < 0) reduction = 0;
         }
@@ -1214,12 +1214,11 @@ void search_run(Engine *e, const Limits *limits, EngineResult *out)
     if (e->persistent) {
         for (int c = 0; c < 2; c++)
             for (int i = 0; i < BOARD_CELLS; i++) {
-                e->history[c][i] /= 2;
-                e->attack_history[c][i] /= 2;
+                e->hist.quiet[c][i] /= 2;
+                e->hist.attack[c][i] /= 2;
             }
     } else {
-        memset(e->history, 0, sizeof e->history);
-        memset(e->attack_history, 0, sizeof e->attack_history);
+        memset(&e->hist, 0, sizeof e->hist);
         memset(&e->corr, 0, sizeof e->corr);
     }
     tt_new_search(&e->tt);

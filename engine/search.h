@@ -61,8 +61,12 @@ struct Engine {
     unsigned disable; /* ENGINE_NO_* */
     const EngineBook *book; /* engine_set_book; may be NULL */
     bool persistent;  /* EngineOptions.persistent */
-    int32_t history[2][BOARD_CELLS];        /* quiet moves that cut off, per side and point */
-    int32_t attack_history[2][BOARD_CELLS]; /* threes and plain fours that cut off */
+    /* the move-order histories, per side and point; one struct, so that
+     * every clear clears all of them */
+    struct {
+        int32_t quiet[2][BOARD_CELLS];  /* quiet moves that cut off */
+        int32_t attack[2][BOARD_CELLS]; /* threes and plain fours that cut off */
+    } hist;
     /* eval corrections learned from the searches' results, per side to
      * move: by the threat mask (eval.h), by the last move's point, by the
      * pattern codes the last move's point held for both sides (hashed) and
